@@ -106,8 +106,9 @@ async function hitPath(
     }
   })
   const uncachedSignature = (home: string) => {
-    const secrets = secretsFor(home, new EnvFileVault())
-    const runtime = resolveRuntime(home, { secrets })
+    const vault = new EnvFileVault()
+    const secrets = secretsFor(home, vault)
+    const runtime = resolveRuntime(home, { vault, secrets })
     const config = loadConfig(home).raw
     return agentConfigSignature({
       model: runtime.model,

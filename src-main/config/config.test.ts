@@ -8,7 +8,7 @@ import { agentSettings, busyInputMode } from './settings-schema'
 import { compressionSettings, modelSettings } from './settings-schema'
 import { resolveRuntime } from './index'
 import { readSettings, writeSettings } from './settings'
-import { EnvFileVault, redact, type SecretVault } from '../secrets'
+import { EnvFileVault, redact, SecretMask, type SecretVault } from '../secrets'
 
 /** Upstream's gateway reading `display.busy_input_mode` (scripts/golden/busy_input_mode.py). */
 const busyGolden = JSON.parse(
@@ -376,7 +376,8 @@ describe('settings', () => {
     const vault: SecretVault = {
       storage: 'safe_storage',
       read: () => Object.fromEntries(store),
-      write: (_h, name, value) => void (value === null ? store.delete(name) : store.set(name, value))
+      write: (_h, name, value) => void (value === null ? store.delete(name) : store.set(name, value)),
+      mask: new SecretMask()
     }
     const h = home('model: {default: m, provider: anthropic}\n')
     const s = writeSettings(h, { apiKey: 'sk-ant-vault' }, { vault })

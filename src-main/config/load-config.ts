@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path'
 import type { ConfigProblem } from '@shared/contract'
 import { errorMessage } from '@shared/contract/errors'
 import { statIfExists } from '../files'
-import { envPath, readEnvFile, rememberSecretValues } from '../secrets'
+import { envPath, readEnvFile } from '../secrets'
 import { parsePyYaml } from './py-yaml'
 import { envRefNames, expandEnvRefs, normaliseLegacyKeys } from './upstream-rewrites'
 
@@ -28,6 +28,11 @@ export interface LoadedConfig {
   raw: RawConfig
   exists: boolean
   error: ConfigError | null
+  /**
+   * The profile's `.env` values its `${VAR}`s took: one may be a key (`api_key: ${OPENAI_API_KEY}`), which the host
+   * that resolves the runtime masks like the rest of `.env` (`resolveRuntime` gives them to its vault's mask).
+   */
+  envValues?: readonly string[]
 }
 
 export function configPath(home: string): string {
@@ -93,10 +98,9 @@ export function loadConfig(home: string): LoadedConfig {
   const env = entry.refs.map(lookup)
   const cached = entry.expanded
   if (cached && cached.env.every((v, i) => v === env[i])) return cached.loaded
-  // A value taken from the profile's .env may be a key (`api_key: ${OPENAI_API_KEY}`): mask it like the rest of .env.
-  rememberSecretValues(entry.refs.filter((name) => Object.hasOwn(dotenv, name)).map((name) => dotenv[name]))
-  const loaded = {
+  const loaded: LoadedConfig = {
     ...entry.parsed,
+    envValues: entry.refs.filter((name) => Object.hasOwn(dotenv, name)).map((name) => dotenv[name]!),
     raw: keepLiteral(expandEnvRefs(entry.parsed.raw, lookup) as RawConfig, entry.parsed.raw)
   }
   entry.expanded = { env, loaded }

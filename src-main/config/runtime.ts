@@ -5,7 +5,7 @@
 import { urlCredentialValues } from '@shared/contract'
 import { loadConfig, type ConfigError } from './load-config'
 import { modelSettings } from './settings-schema'
-import { envFileProblem, envPath, rememberSecretValues, secretsFor, type SecretVault } from '../secrets'
+import { envFileProblem, envPath, secretsFor, type SecretVault } from '../secrets'
 import { parseUrl } from '@shared/contract/errors'
 
 export type ApiMode = 'chat_completions' | 'anthropic_messages'
@@ -159,8 +159,11 @@ export interface RuntimeOverride {
 }
 
 /** Where the key comes from: the host's vault, or the secrets a caller already read from it. */
-type RuntimeSecrets =
-  { vault: SecretVault; secrets?: undefined } | { secrets: Record<string, string>; vault?: SecretVault }
+type RuntimeSecrets = {
+  /** The host's vault: its mask learns the key, a base URL's password and the `.env` values config.yaml takes. */
+  vault: SecretVault
+  secrets?: Record<string, string>
+}
 
 /** Model fields a Settings update is about to write: resolved as if config.yaml already held them. */
 export interface PendingModelEdit {
@@ -219,7 +222,7 @@ export function resolveRuntime(
     keyFrom = 'env'
   }
   // A base URL's own password (`https://user:pass@proxy/v1`) is a secret too: masked wherever it is echoed.
-  rememberSecretValues([apiKey, ...urlCredentialValues(baseUrl)])
+  opts.vault.mask.remember([apiKey, ...urlCredentialValues(baseUrl), ...(loaded.envValues ?? [])])
   return {
     model: m.default ?? DEFAULT_MODEL,
     provider,

@@ -11,7 +11,7 @@ import { configPath, configProblem, isPlainObject, loadConfig } from './load-con
 import { parsePyYaml } from './py-yaml'
 import { modelFieldPath, type ModelField } from './upstream-rewrites'
 import { rewriteConfigFile, type YamlEdit } from './yaml-edit'
-import { rememberSecretValues, secretsFor, type SecretVault } from '../secrets'
+import { secretsFor, type SecretVault } from '../secrets'
 import { resolveRuntime } from './runtime'
 import { compressionSettings, agentSettings, isDemoConfig, busyInputMode } from './settings-schema'
 import { parseUrl } from '@shared/contract/errors'
@@ -70,7 +70,7 @@ export function writeSettings(home: string, patch: SettingsPatch, opts: Settings
   }
   const update = parsed.data
   const vault = opts.vault
-  if (update.apiKey) rememberSecretValues([update.apiKey])
+  if (update.apiKey) vault.mask.remember([update.apiKey])
   if (update.baseUrl !== undefined && MASKED_USERINFO.test(update.baseUrl)) {
     // The form shows a base URL's password masked. Sent back unchanged it is no edit; edited around the mask, the
     // literal `***` would replace the password (or the password would follow the URL elsewhere): ask for it again.

@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path'
 import { loadConfig, readSection } from '../config'
-import { redactValues, secretsFor, type SecretVault } from '../secrets'
+import { secretsFor, type SecretVault } from '../secrets'
 import { killTree, OutputBuffer, waitForExit } from '../tools'
 import { parseJsonOr } from '@shared/contract/errors'
 
@@ -86,8 +86,8 @@ export async function runJobScript(home: string, script: string, vault: SecretVa
   child.stderr.destroy()
   if (r.error) return { ok: false, output: `Script execution failed: ${r.error.message}` }
   if (timedOut) return { ok: false, output: `Script timed out after ${limit}s: ${target.path}` }
-  const out = redactValues(stdout.text().trim(), secrets)
-  const err = redactValues(stderr.text().trim(), secrets)
+  const out = vault.mask.redactValues(stdout.text().trim(), secrets)
+  const err = vault.mask.redactValues(stderr.text().trim(), secrets)
   // Killed from outside: report the signal the way upstream's returncode does (negative signal number).
   const code = r.code ?? (r.signal ? -(constants.signals[r.signal] ?? 0) : null)
   if (code !== 0) {

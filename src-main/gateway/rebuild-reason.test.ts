@@ -34,7 +34,7 @@ describe('memoryRebuildReason', () => {
     const reason = memoryRebuildReason(
       { ...base, 'memory.user': 'token-abcdef123456' },
       { ...base, 'memory.user': 'token-zyxwvu987654' },
-      ['token-abcdef123456', 'token-zyxwvu987654']
+      { secrets: ['token-abcdef123456', 'token-zyxwvu987654'] }
     )
     expect(reason).toBe('memory provider identity changed (*** → ***)')
     const long = memoryRebuildReason({ ...base, 'memory.x': 'a'.repeat(100) }, { ...base, 'memory.x': 'b' })!

@@ -5,7 +5,7 @@
  * the `memory.*` inputs each agent was built with. Values are shortened and the profile's secret values
  * redacted: nothing a key could be read back from reaches the renderer.
  */
-import { redactValues } from '../secrets'
+import { redactValues, type SecretMask } from '../secrets'
 import { stableJson } from './stable-json'
 
 /** Where a provider comes from (its plugin folder, manifest version, files' stamp) rather than who it is. */
@@ -14,16 +14,23 @@ const PROVIDER_KEY = 'memory.provider'
 const MAX_VALUE = 40
 const MAX_CHANGES = 3
 
-function shown(v: unknown, secrets: readonly string[]): string {
+/** The turn's secret values, and the mask that hides them with its host's own (the process's last resort without one). */
+interface Hidden {
+  secrets: readonly string[]
+  mask?: Pick<SecretMask, 'redactValues'>
+}
+
+function shown(v: unknown, hide: Hidden): string {
   if (v === undefined || v === null) return 'none'
-  const text = redactValues(typeof v === 'string' ? v : stableJson(v), [...secrets])
+  const raw = typeof v === 'string' ? v : stableJson(v)
+  const text = hide.mask ? hide.mask.redactValues(raw, hide.secrets) : redactValues(raw, hide.secrets)
   return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE - 1)}…` : text
 }
 
 export function memoryRebuildReason(
   prev: Record<string, unknown> | null | undefined,
   next: Record<string, unknown>,
-  secrets: readonly string[] = []
+  secrets: Hidden = { secrets: [] }
 ): string | undefined {
   if (!prev) return undefined
   const same = (k: string) => stableJson(prev[k] ?? null) === stableJson(next[k] ?? null)

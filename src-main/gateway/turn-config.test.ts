@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadConfig, resolveRuntime } from '../config'
-import { EnvFileVault, envPath, secretsFor, updateEnvFile, type SecretVault } from '../secrets'
+import { EnvFileVault, envPath, SecretMask, secretsFor, updateEnvFile, type SecretVault } from '../secrets'
 
 const envVault = new EnvFileVault()
 import { agentConfigSignature } from './signature'
@@ -31,8 +31,9 @@ function fresh(
     memoryIdentity?: MemoryIdentitySource
   } = {}
 ) {
-  const secrets = secretsFor(dir, extra.vault ?? envVault)
-  const runtime = resolveRuntime(dir, { secrets })
+  const vault = extra.vault ?? envVault
+  const secrets = secretsFor(dir, vault)
+  const runtime = resolveRuntime(dir, { vault, secrets })
   const config = loadConfig(dir).raw
   return agentConfigSignature({
     model: runtime.model,
@@ -157,7 +158,12 @@ describe('TurnConfigResolver', () => {
   it('a non-file vault is read every call: a key changed there (no file touched) changes the signature', () => {
     const dir = home()
     let key = 'sk-vault-0001'
-    const vault: SecretVault = { storage: 'safe_storage', read: () => ({ OPENAI_API_KEY: key }), write: () => {} }
+    const vault: SecretVault = {
+      storage: 'safe_storage',
+      read: () => ({ OPENAI_API_KEY: key }),
+      write: () => {},
+      mask: new SecretMask()
+    }
     const r = new TurnConfigResolver({ vault })
     const a = r.resolve('default', dir)
     expect(a.runtime.apiKey).toBe('sk-vault-0001')

@@ -128,7 +128,7 @@ export class TurnConfigResolver {
     vaultSecrets: Record<string, string> | null
   ): FileDerived {
     const secrets = Object.freeze(vaultSecrets ?? secretsFor(home, vault))
-    const runtime = resolveRuntime(home, { secrets: { ...secrets } })
+    const runtime = resolveRuntime(home, { vault, secrets: { ...secrets } })
     const config = loadConfig(home).raw
     const { maxIterations, reasoningEffort } = agentSettings(config)
     return {

@@ -16,7 +16,6 @@ import {
   type TurnHandle
 } from '@shared/contract'
 import { busyInputMode, isDemoConfig, loadConfig, resolveRuntime } from '../config'
-import { redactValues } from '../secrets'
 import { profileHome, runInProfileScope } from '../scope'
 import { AgentCache, type ProfileOwner } from './agent-cache'
 import { AGENT_PENDING, nowMs } from './cacheable'
@@ -717,7 +716,9 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       const ephemeralPrompt = opts.ephemeralPrompt?.trim() ?? ''
       const override = { provider: opts.provider?.trim() || null, baseUrl: opts.baseUrl?.trim() || null }
       const overridden = Boolean(override.provider || override.baseUrl)
-      const runtime = overridden ? resolveRuntime(home, { secrets, override }) : resolved.runtime
+      const runtime = overridden
+        ? resolveRuntime(home, { vault: this.opts.vault, secrets, override })
+        : resolved.runtime
       // What this turn brings on top of the profile is part of the signature: different inputs, different agent.
       const signature = withTurnOverrides(resolved.signature, {
         ephemeralPrompt,
@@ -743,7 +744,10 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       })
       const cacheReason =
         decision === 'config_changed'
-          ? memoryRebuildReason(this.cache.get(key)?.memoryInputs, resolved.memoryInputs, Object.values(secrets))
+          ? memoryRebuildReason(this.cache.get(key)?.memoryInputs, resolved.memoryInputs, {
+              secrets: Object.values(secrets),
+              mask: this.opts.vault.mask
+            })
           : undefined
       if (!agent) {
         // The memoized runtime is shared between turns: the agent gets its own copy.
@@ -896,7 +900,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     try {
       return await this.opts.buildAgent(input)
     } catch (err) {
-      const msg = redactValues(errorMessage(err), [input.runtime.apiKey])
+      const msg = this.opts.vault.mask.redactValues(errorMessage(err), [input.runtime.apiKey])
       this.log.warn(LOG, `building the agent for ${key.slice(0, 64)} failed: ${msg}`)
       throw err instanceof CaduceusError ? err : new CaduceusError('unavailable', `Could not start the agent: ${msg}`)
     }
@@ -941,7 +945,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       live.reply = result?.finalText ?? ''
       if (result?.sessionId) live.endSessionId = result.sessionId
     } catch (err) {
-      failure = redactValues(errorMessage(err), secretValues)
+      failure = this.opts.vault.mask.redactValues(errorMessage(err), secretValues)
       this.log.warn(LOG, `turn ${handle.turnId} failed: ${failure}`)
     } finally {
       // The cache's probe reads nothing while another program's commit blocks readers (rollback journal): wait that
@@ -952,7 +956,9 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     const finished: TurnFinished = {
       ...handle,
       status: result?.status ?? 'error',
-      ...(failure || result?.error ? { error: redactValues(failure ?? result?.error ?? '', secretValues) } : {}),
+      ...(failure || result?.error
+        ? { error: this.opts.vault.mask.redactValues(failure ?? result?.error ?? '', secretValues) }
+        : {}),
       ...(!failure && result?.partial ? { partial: true } : {}),
       tokens: result?.tokens ?? ZERO_TOKENS(),
       cost: moneyFromTurn(result),

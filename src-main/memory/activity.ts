@@ -7,7 +7,7 @@ import { MemoryEventQuery, readRecallSummary, type MemoryEvent, type ProviderHea
 import type { MemoryActivityInput, MemoryActivitySink } from './activity-types'
 import { MANAGER_LOGGER, memoryLogger, type MemoryLogger, type MemoryLogSink } from './log'
 import { clip } from './manager-support'
-import { redactSecrets } from './redact'
+import { LAST_RESORT, type MemoryRedactor } from './redact'
 import type { SessionStore } from '../store'
 import { rowToEvent } from './activity-schema'
 import { errorMessage } from '@shared/contract/errors'
@@ -38,6 +38,8 @@ export interface ActivityLogOptions {
   writer?: SessionStore['write']
   /** Where a failed insert or read is reported (the host's log); without one, stderr. */
   log?: MemoryLogSink
+  /** The host's secret mask for the summaries it records; without one, the process's last resort. */
+  mask?: MemoryRedactor
 }
 
 export type MemoryEventListener = (event: MemoryEvent) => void
@@ -52,6 +54,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
   private scheduled: NodeJS.Immediate | null = null
   private readonly writer: ActivityLogOptions['writer']
   private readonly log: MemoryLogger
+  private readonly mask: MemoryRedactor
 
   /** The table's typed SQL (store/memory-events-repo.ts); it follows the store when the first write swaps connections. */
   constructor(
@@ -63,6 +66,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
     this.pruneEvery = Math.max(1, options.pruneEvery ?? 100)
     this.writer = options.writer
     this.log = memoryLogger(MANAGER_LOGGER, options.log)
+    this.mask = options.mask ?? LAST_RESORT
     // Nothing on open: the table is created by the first insert and pruned after inserts, both inside
     // Caduceus's own writes, so a home that only upstream wrote stays byte-identical while it is only read.
   }
@@ -88,7 +92,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
       turnId: input.turnId ?? null,
       ok: input.ok,
       latencyMs: typeof input.latencyMs === 'number' && Number.isFinite(input.latencyMs) ? input.latencyMs : null,
-      summary: clip(redactSecrets(input.summary ?? ''), 300),
+      summary: clip(this.mask.redact(input.summary ?? ''), 300),
       size: typeof input.size === 'number' && Number.isFinite(input.size) ? Math.round(input.size) : null,
       at: eventTime()
     })

@@ -7,6 +7,7 @@ import { BuiltinMemoryProvider, type BuiltinMemoryOptions } from './builtin'
 import { memoryLimitsOf } from './builtin-limits'
 import type { MemoryActivitySink } from './activity-types'
 import { MANAGER_LOGGER, memoryLogger, type MemoryLogSink } from './log'
+import type { MemoryRedactor } from './redact'
 import { errorText, hookTimeoutMs, withTimeout } from './manager-support'
 import { MemoryManager } from './manager'
 import { BUILTIN_PROVIDER_NAME, type InitializeOptions, type MemoryProvider } from './provider'
@@ -35,6 +36,8 @@ export interface BuildAgentMemoryOptions {
   init?: Partial<InitializeOptions>
   /** Where the build's and the manager's records go (the host's log); without one, stderr. */
   log?: MemoryLogSink
+  /** The host's secret mask (MemoryManager's `mask`). */
+  mask?: MemoryRedactor
 }
 
 export interface AgentMemory {
@@ -59,7 +62,7 @@ export async function buildMemoryManagerForAgent(
   const warnings: StartupNotice[] = []
   const warn = (text: string) => warnings.push({ level: 'warn', text })
   const log = memoryLogger(MANAGER_LOGGER, options.log)
-  const manager = new MemoryManager({ activity: options.activity, log: options.log })
+  const manager = new MemoryManager({ activity: options.activity, log: options.log, mask: options.mask })
   // Upstream builds its MEMORY.md/USER.md store when EITHER flag is on (both default to true); each flag only
   // decides whether its file reaches the prompt. Turning memory_enabled off leaves USER.md and the tool.
   const memoryEnabled = flagOn(memory.memory_enabled)

@@ -48,7 +48,7 @@ import {
   type SyncTurnOptions,
   type TurnStartOptions
 } from './provider'
-import { redactSecrets } from './redact'
+import { LAST_RESORT, type MemoryRedactor } from './redact'
 import { parseJsonOr } from '@shared/contract/errors'
 
 interface MemoryManagerOptions {
@@ -62,6 +62,8 @@ interface MemoryManagerOptions {
   homeKey?: HomeKeyFn
   /** Where this manager's records go (the host's log); without one, warnings and errors go to stderr. */
   log?: MemoryLogSink
+  /** The host's secret mask, for what leaves toward a provider or a log; without one, the process's last resort. */
+  mask?: MemoryRedactor
 }
 
 export interface ToolCallOptions {
@@ -115,9 +117,11 @@ export class MemoryManager {
   private readonly log: MemoryLogger
   /** Caller-scope refusals (seed 000), under their own logger name. */
   private readonly scopeLog: MemoryLogger
+  private readonly mask: MemoryRedactor
 
   constructor(options: MemoryManagerOptions = {}) {
     this.log = memoryLogger(MANAGER_LOGGER, options.log)
+    this.mask = options.mask ?? LAST_RESORT
     this.scopeLog = memoryLogger(CALLER_SCOPE_LOGGER, options.log)
     this.homeKey = options.homeKey
     this.activity = options.activity
@@ -275,7 +279,7 @@ export class MemoryManager {
       return text
     } catch (err) {
       this.fail(p.name, `tool ${name}`, err, started)
-      return JSON.stringify({ error: `Memory tool '${name}' failed: ${redactSecrets(errorText(err))}` })
+      return JSON.stringify({ error: `Memory tool '${name}' failed: ${this.mask.redact(errorText(err))}` })
     }
   }
 
@@ -288,7 +292,7 @@ export class MemoryManager {
   /** Recall for this turn: builtin inline, externals concurrently, each bounded by the prefetch timeout. */
   async prefetchAll(query: string, options: PrefetchOptions = {}): Promise<string> {
     if (!this.guard('prefetch')) return ''
-    const cleaned = redactSecrets(query.trim())
+    const cleaned = this.mask.redact(query.trim())
     if (!cleaned) return ''
     const { turnId, ...forProviders } = options
     const parts = await this.asOwner(() =>
@@ -299,7 +303,7 @@ export class MemoryManager {
 
   queuePrefetchAll(query: string, options: PrefetchOptions = {}): void {
     if (!this.guard('queue_prefetch')) return
-    const cleaned = redactSecrets(query.trim())
+    const cleaned = this.mask.redact(query.trim())
     if (!cleaned) return
     // The end-of-turn warm-up is a hook: the recall a turn used is the `prefetch` event (Memory page, fold).
     this.background('queue_prefetch', () =>
@@ -309,8 +313,8 @@ export class MemoryManager {
 
   syncAll(userContent: string, assistantContent: string, options: SyncTurnOptions = {}): void {
     if (!this.guard('sync_turn')) return
-    const user = redactSecrets(userContent)
-    const assistant = redactSecrets(assistantContent)
+    const user = this.mask.redact(userContent)
+    const assistant = this.mask.redact(assistantContent)
     const { turnId, ...forProviders } = options
     this.background('sync_turn', async () => {
       for (const p of this.providers)
@@ -485,7 +489,7 @@ export class MemoryManager {
     // One `prefetch` event per provider and turn, ok or failed, naming the query it answered.
     const asked = `${RECALL_QUERY_PREFIX}${JSON.stringify(clip(query, 80))}${RECALL_OUTCOME}`
     const failed = (err: unknown) => {
-      const message = redactSecrets(errorText(err))
+      const message = this.mask.redact(errorText(err))
       this.log.warn(`Memory provider '${p.name}' prefetch: ${message}`, { subject: `provider ${p.name}` })
       this.report({
         provider: p.name,
@@ -616,7 +620,7 @@ export class MemoryManager {
       action = typeof p.writeOf === 'function' ? p.writeOf(name, args) : null
     } catch (err) {
       // A plugin's bug: the call's result stands, only its activity entry is lost, and the log says why.
-      this.log.warn(`Memory provider '${p.name}' writeOf: ${redactSecrets(errorText(err))}`, {
+      this.log.warn(`Memory provider '${p.name}' writeOf: ${this.mask.redact(errorText(err))}`, {
         subject: `provider ${p.name}`
       })
       action = null
@@ -680,7 +684,7 @@ export class MemoryManager {
 
   /** Log and record a hook's failure; returns its message, clipped and with secrets redacted. */
   private fail(provider: string, label: string, err: unknown, started?: number, turnId?: string): string {
-    const message = redactSecrets(errorText(err))
+    const message = this.mask.redact(errorText(err))
     this.log.warn(`Memory provider '${provider}' ${label}: ${message}`, { subject: `provider ${provider}` })
     this.report({
       provider,

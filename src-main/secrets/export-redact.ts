@@ -13,7 +13,7 @@
  * After upstream's pass, any secret value this process knows that is still there whole is masked too: a
  * "redacted" export never carries a key the host holds.
  */
-import { maskKnownValues } from './redact'
+import type { SecretMask } from './redact'
 
 // Python's Unicode whitespace (str.isspace), for use inside a character class.
 const WS = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000'
@@ -212,13 +212,13 @@ function redactExportText(input: string): string {
 
 /**
  * Every string inside a record's value (messages, segments) masked as upstream's `--redact` masks it, then any
- * known secret value left whole; object keys and non-string values stay as they are.
+ * secret value the exporting host knows (its `mask`) left whole; object keys and non-string values stay as they are.
  */
-export function redactForExport<T>(value: T): T {
-  if (typeof value === 'string') return maskKnownValues(redactExportText(value)) as T
+export function redactForExport<T>(value: T, mask: SecretMask): T {
+  if (typeof value === 'string') return mask.maskKnown(redactExportText(value)) as T
   if (value === null || typeof value !== 'object') return value
-  if (Array.isArray(value)) return value.map((v: unknown) => redactForExport(v)) as T
+  if (Array.isArray(value)) return value.map((v: unknown) => redactForExport(v, mask)) as T
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = redactForExport(v)
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = redactForExport(v, mask)
   return out as T
 }

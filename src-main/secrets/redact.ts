@@ -118,64 +118,139 @@ const PATTERNS: Array<[RegExp, (m: string, ...g: string[]) => string]> = [
   [new RegExp(`('${SECRET_FIELD}'\\s*:\\s*')[^']+'`, 'gi'), (_m, p) => `${p}***'`]
 ]
 
-/**
- * Every secret VALUE the process has seen (each profile's `.env` and vault, config `api_key`s), masked wherever it
- * appears — a provider that echoes a key of no known shape is masked all the same. Filled by `secretsFor`,
- * `resolveRuntime` and key writes; never leaves the process.
- */
-const known = new Set<string>()
-let ordered: string[] = []
 // Names whose values are secret whatever they look like.
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|PRIVATE|COOKIE|SESSION)/i
 
-/** Remember secret values verbatim (a key read from a vault, a config `api_key`). */
-export function rememberSecretValues(values: Iterable<string | null | undefined>): void {
-  let added = false
-  for (const v of values) {
-    const t = typeof v === 'string' ? v.trim() : ''
-    if (t.length < 4 || known.has(t)) continue
-    known.add(t)
-    added = true
-  }
-  // Longest first, so a key that contains another is masked whole.
-  if (added) ordered = [...known].sort((a, b) => b.length - a.length)
-}
-
-/** Remember a profile's secrets: values of secret-sounding names, and any long opaque value (no spaces or paths). */
-export function rememberSecrets(env: Record<string, string>): void {
-  rememberSecretValues(
-    Object.entries(env)
-      .filter(([name, v]) => SECRET_NAME.test(name) || (v.length >= 20 && /^[^\s/\\]+$/.test(v)))
-      .map(([, v]) => v)
-  )
-}
-
-/** How many secret values are registered (tests, diagnostics — never the values). */
-export function knownSecretCount(): number {
-  return known.size
-}
-
-/** Only the known secret values (each `***`), none of the shape patterns: what an export adds to upstream's masking. */
-export function maskKnownValues(text: string): string {
+/** `text` with each of `ordered` (longest first, so a key that contains another is masked whole) as `***`. */
+function maskValues(ordered: readonly string[], text: string): string {
   let out = text
   for (const s of ordered) if (out.includes(s)) out = out.split(s).join('***')
   return out
 }
 
-export function redact(text: string): string {
-  let out = maskKnownValues(String(text))
+const withPatterns = (text: string): string => {
+  let out = text
   for (const [re, fn] of PATTERNS) out = out.replace(re, fn as (m: string) => string)
   return out
 }
 
+/** The masks of the hosts still open: the process's last resort masks what any of them holds. */
+const live = new Set<SecretMask>()
+/** Their values together, longest first; null once one of them changed (rebuilt on the next use). */
+let union: string[] | null = []
+
+/**
+ * One host's secret VALUES (each profile's `.env` and vault, config `api_key`s, a base URL's password), masked
+ * wherever they appear — a provider that echoes a key of no known shape is masked all the same — with the credential
+ * shapes (PATTERNS) after them. The host builds one (`buildGraph`) and hands it to its vault (`secretsFor`,
+ * `resolveRuntime` and key writes fill it), its logger, dispatcher and event bus, its gateway, cron scripts, process
+ * registry (terminal output), memory and exports, so a host masks its own secrets in its own lines. Until it is closed
+ * it also counts toward the process's last resort (`redact` below); never leaves the process.
+ */
+export class SecretMask {
+  readonly #known = new Set<string>()
+  #ordered: string[] = []
+
+  constructor() {
+    live.add(this)
+  }
+
+  /** Remember secret values verbatim (a key read from a vault, a config `api_key`). */
+  remember(values: Iterable<string | null | undefined>): void {
+    let added = false
+    for (const v of values) {
+      const t = typeof v === 'string' ? v.trim() : ''
+      if (t.length < 4 || this.#known.has(t)) continue
+      this.#known.add(t)
+      added = true
+    }
+    if (!added) return
+    this.#ordered = [...this.#known].sort((a, b) => b.length - a.length)
+    if (live.has(this)) union = null
+  }
+
+  /** Remember a profile's secrets: values of secret-sounding names, and any long opaque value (no spaces or paths). */
+  rememberEnv(env: Record<string, string>): void {
+    this.remember(
+      Object.entries(env)
+        .filter(([name, v]) => SECRET_NAME.test(name) || (v.length >= 20 && /^[^\s/\\]+$/.test(v)))
+        .map(([, v]) => v)
+    )
+  }
+
+  /** Only the known secret values (each `***`), none of the shape patterns: what an export adds to upstream's masking. */
+  maskKnown(text: string): string {
+    return maskValues(this.#ordered, text)
+  }
+
+  redact(text: string): string {
+    return withPatterns(maskValues(this.#ordered, String(text)))
+  }
+
+  /** Redact every string inside a JSON-like value (events, notices); returns the same object when nothing changed. */
+  redactDeep<T>(value: T): T {
+    return deepWith(value, (s) => this.redact(s), 0)
+  }
+
+  /** Redact the given values verbatim (e.g. the profile's own keys), then this mask's. */
+  redactValues(text: string, secrets: Iterable<string>): string {
+    return this.redact(givenValues(String(text), secrets))
+  }
+
+  /**
+   * The host is closing: its secrets leave the process's last resort (lines that belong to no host). The mask
+   * itself keeps them, for whatever its host still writes on the way out.
+   */
+  close(): void {
+    if (live.delete(this)) union = null
+  }
+
+  /** The live masks' values together, longest first (the last resort's). */
+  static unionOfLive(): readonly string[] {
+    if (union === null) {
+      const all = new Set<string>()
+      for (const m of live) for (const v of m.#known) all.add(v)
+      union = [...all].sort((a, b) => b.length - a.length)
+    }
+    return union
+  }
+}
+
+function givenValues(text: string, secrets: Iterable<string>): string {
+  let out = text
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('***')
+  return out
+}
+
+/*
+ * The process's last resort: for lines that belong to no host — the uncaught-error handlers `installLastResort`
+ * puts on the process, stderr every host shares (the CLI's and the Electron entry's fatal messages), and code that
+ * is handed no host's mask (a provider SDK's error text before the turn masks it again with its host's; a logger, bus,
+ * dispatcher, memory or process registry built without one, as tests build them) — every live host's secrets (their
+ * masks' union) and the credential shapes.
+ */
+
+/** Only the live hosts' known secret values (each `***`), none of the shape patterns. */
+function maskKnownValues(text: string): string {
+  return maskValues(SecretMask.unionOfLive(), text)
+}
+
+export function redact(text: string): string {
+  return withPatterns(maskKnownValues(String(text)))
+}
+
 /** Redact every string inside a JSON-like value (events, notices); returns the same object when nothing changed. */
-export function redactDeep<T>(value: T, depth = 0): T {
-  if (typeof value === 'string') return redact(value) as T
+export function redactDeep<T>(value: T): T {
+  return deepWith(value, redact, 0)
+}
+
+function deepWith<T>(value: T, fn: (s: string) => string, depth: number): T {
+  if (typeof value === 'string') return fn(value) as T
   if (depth > 12 || value === null || typeof value !== 'object') return value
   if (Array.isArray(value)) {
     let changed = false
     const out = value.map((v) => {
-      const r = redactDeep(v, depth + 1)
+      const r = deepWith(v, fn, depth + 1)
       if (r !== v) changed = true
       return r
     })
@@ -183,7 +258,7 @@ export function redactDeep<T>(value: T, depth = 0): T {
   }
   let copy: Record<string, unknown> | null = null
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    const r = redactDeep(v, depth + 1)
+    const r = deepWith(v, fn, depth + 1)
     if (r !== v) (copy ??= { ...(value as Record<string, unknown>) })[k] = r
   }
   return (copy ?? value) as T
@@ -191,7 +266,5 @@ export function redactDeep<T>(value: T, depth = 0): T {
 
 /** Redact known secret values verbatim (e.g. the profile's own keys), then the generic patterns. */
 export function redactValues(text: string, secrets: Iterable<string>): string {
-  let out = String(text)
-  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('***')
-  return redact(out)
+  return redact(givenValues(String(text), secrets))
 }

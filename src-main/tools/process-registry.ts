@@ -6,7 +6,7 @@
 import type { LogFn } from '@shared/contract/log'
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { redactValues } from '../secrets'
+import { redactValues, type SecretMask } from '../secrets'
 import { OutputBuffer } from './output-buffer'
 import type {
   PendingWatcher,
@@ -38,6 +38,11 @@ interface ProcRecord {
 }
 
 export interface ProcessRegistryOptions {
+  /**
+   * The host's secret mask: what a process printed is masked with it (and the turn's own secrets) before it reaches
+   * the model or a notice. Without one (tests), the process's last resort.
+   */
+  mask?: SecretMask
   onComplete?: (c: ProcessCompletion) => void | Promise<void>
   log?: LogFn
   outputChars?: number
@@ -52,6 +57,11 @@ export class ProcessRegistry {
   private closed = false
 
   constructor(private readonly opts: ProcessRegistryOptions = {}) {}
+
+  /** `text` with `secrets` (the turn's) and the host's known secret values masked, then the credential shapes. */
+  redact(text: string, secrets: Iterable<string>): string {
+    return this.opts.mask ? this.opts.mask.redactValues(text, secrets) : redactValues(text, secrets)
+  }
 
   start(input: StartProcessInput): ProcessSnapshot {
     if (this.closed) throw new Error('the process registry is closed')
@@ -162,7 +172,7 @@ export class ProcessRegistry {
       command: rec.input.command,
       exitCode: rec.exitCode,
       signal: rec.signal,
-      outputTail: redactValues(rec.output.lastChars(COMPLETION_TAIL_CHARS), rec.input.secrets ?? [])
+      outputTail: this.redact(rec.output.lastChars(COMPLETION_TAIL_CHARS), rec.input.secrets ?? [])
     }
     // Fire-and-forget: a slow or failing consumer must not hold up the registry.
     Promise.resolve()

@@ -1,21 +1,25 @@
 /** The `process` tool: poll, kill or list the background processes this session started. */
 import type { ToolDefinition } from '../agent'
-import { redactValues } from '../secrets'
 import type { ProcessRegistry } from './process-registry'
 import type { ProcessSnapshot } from './process-types'
 import { conversationIds, secretsOf, type TerminalToolDeps } from './terminal'
 
 const errorJson = (message: string) => JSON.stringify({ error: message })
 
-function view(p: ProcessSnapshot, secrets: string[], withOutput: boolean): Record<string, unknown> {
+function view(
+  registry: ProcessRegistry,
+  p: ProcessSnapshot,
+  secrets: string[],
+  withOutput: boolean
+): Record<string, unknown> {
   return {
     process_id: p.id,
-    command: redactValues(p.command, secrets),
+    command: registry.redact(p.command, secrets),
     status: p.status,
     exit_code: p.exitCode,
     ...(p.signal ? { signal: p.signal } : {}),
-    ...(withOutput ? { output: redactValues(p.output, secrets), truncated: p.truncated } : {}),
-    ...(p.error ? { error: redactValues(p.error, secrets) } : {})
+    ...(withOutput ? { output: registry.redact(p.output, secrets), truncated: p.truncated } : {}),
+    ...(p.error ? { error: registry.redact(p.error, secrets) } : {})
   }
 }
 
@@ -45,7 +49,7 @@ export function createProcessTool(
           processes: deps.registry
             .list({ profile: ctx.profile })
             .filter((p) => ids.has(p.sessionId))
-            .map((p) => view(p, secrets, false))
+            .map((p) => view(deps.registry, p, secrets, false))
         })
       }
       if (action !== 'poll' && action !== 'kill') return errorJson('action must be one of poll, kill, list')
@@ -55,7 +59,7 @@ export function createProcessTool(
       // Another profile's process is as good as unknown: ids must not be a way across profiles. Within a
       // profile any session may reach it (compression rotates the session id mid-task).
       if (!p || p.profile !== ctx.profile) return errorJson(`Unknown process: ${id}`)
-      if (action === 'poll') return JSON.stringify(view(p, secrets, true))
+      if (action === 'poll') return JSON.stringify(view(deps.registry, p, secrets, true))
       const killed = deps.registry.kill(id)
       // An ended shell whose leftovers were killed stays 'exited'; a running one is now 'killed'.
       return JSON.stringify({ process_id: id, killed, status: deps.registry.poll(id)?.status ?? p.status })

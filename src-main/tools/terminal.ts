@@ -5,7 +5,6 @@
  * a `notify_unsupported` note pointing at polling, and no watcher is registered.
  */
 import type { ToolContext, ToolDefinition } from '../agent'
-import { redactValues } from '../secrets'
 import { asyncDeliverySupported, getSessionEnv, SESSION_VAR_NAMES } from '../gateway'
 import {
   boolArg,
@@ -116,12 +115,12 @@ export function createTerminalTool(deps: TerminalToolDeps): ToolDefinition {
         const r = await runForeground(command, { cwd, timeoutMs: timeoutArg(args.timeout), signal: ctx.signal })
         const out: Record<string, unknown> = {
           exit_code: r.exitCode,
-          output: redactValues(r.output, secrets),
+          output: deps.registry.redact(r.output, secrets),
           truncated: r.truncated
         }
         if (r.timedOut) out.error = `Command timed out after ${timeoutArg(args.timeout) / 1000} s and was killed`
         if (r.aborted) out.error = 'Command interrupted: the turn was stopped'
-        if (r.spawnError) out.error = `Could not start the command: ${redactValues(r.spawnError, secrets)}`
+        if (r.spawnError) out.error = `Could not start the command: ${deps.registry.redact(r.spawnError, secrets)}`
         return JSON.stringify(out)
       } catch (err) {
         if (err instanceof ToolArgError) return errorJson(err.message)

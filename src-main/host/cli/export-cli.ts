@@ -80,7 +80,7 @@ export async function exportCli(host: Host, profile: string, output: string | un
     lineage: a.lineage,
     sessionId,
     ids,
-    redact: a.redact,
+    redact: a.redact ? host.vault.mask : null,
     tally
   })
   if (output === undefined || output === '-') {

@@ -44,7 +44,7 @@ export async function exportMd(host: Host, o: MdExport): Promise<number> {
   const exportOne = (id: string): { rec: Rec; path: string } | null => {
     let [rec] = [...store.exportSessions({ sessionId: id, lineage: o.lineage })] as Rec[]
     if (!rec) return null
-    if (o.redact) rec = redactRecord(rec)
+    if (o.redact) rec = redactRecord(rec, host.vault.mask)
     mkdirSync(dir, { recursive: true })
     const path = join(dir, mdFiles.filename(rec, o.fmt))
     if (existsSync(path) && !o.force) throw new FileExists(path)

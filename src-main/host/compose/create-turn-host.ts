@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from '@shared/contract/log'
 import { writeDemoHome } from '../../store'
+import { SecretMask } from '../../secrets'
 import { EventBus } from '../dispatch'
 import { createLogger } from '../log'
 import { createStoreServices, wireRuntime, type Runtime, type SecretCipher, type Services } from '../services'
@@ -24,8 +25,11 @@ export interface GraphOptions {
 /** The graph every host shares: log, bus, root (a generated demo home), stores + watchers, and the agent runtime. */
 export async function buildGraph(opts: GraphOptions) {
   const live = opts.live !== false
-  const log = opts.log ?? createLogger({ ...logPaths(), console: false })
-  const bus = new EventBus()
+  // The graph's own secret mask: its vault fills it, its logger, bus and dispatcher mask with it, and closing the
+  // graph takes its secrets out of the process's last resort (secrets/redact.ts).
+  const mask = new SecretMask()
+  const log = opts.log ?? createLogger({ ...logPaths(), console: false, mask })
+  const bus = new EventBus(mask)
   const demo = opts.demo === true
   const { root, profile } = resolveRoot(opts.home ?? (demo ? join(logPaths().logFile, '../../demo-home') : null))
   // A demo home is generated only into an empty root: never over a real one.
@@ -45,9 +49,10 @@ export async function buildGraph(opts: GraphOptions) {
     live,
     demo,
     nativeBinding: opts.nativeBinding,
-    secretCipher: opts.secretCipher
+    secretCipher: opts.secretCipher,
+    mask
   })
-  return { live, log, bus, demo, root, services, runtime }
+  return { live, log, bus, demo, root, services, runtime, mask }
 }
 
 /** What a CLI channel needs to run turns (`run -z`, `api`, `cron run`): the gateway over the profiles' stores. */
@@ -82,6 +87,12 @@ export function turnHostOf(g: Awaited<ReturnType<typeof buildGraph>>): TurnHost 
     vault: g.runtime.vault,
     stores: g.services.stores,
     homeOf: (profile) => g.services.homeOf(profile),
-    close: () => g.services.close()
+    close: async () => {
+      try {
+        await g.services.close()
+      } finally {
+        g.mask.close()
+      }
+    }
   }
 }

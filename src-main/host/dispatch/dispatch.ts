@@ -7,8 +7,8 @@ import {
   type RequestName,
   type Requests
 } from '@shared/contract'
-import { redactDeep } from '../../secrets'
-import { describeError, redact } from '../log'
+import { redact, redactDeep, type SecretMask } from '../../secrets'
+import { describeError } from '../log'
 import type { Logger } from '@shared/contract/log'
 import { withBusyRetry } from './busy-retry'
 
@@ -36,8 +36,13 @@ function zodToError(err: z.ZodError): ContractError {
 export function createDispatcher(
   handlers: HandlerMap,
   log: Logger,
-  opts: { validateOutput?: boolean } = {}
+  opts: {
+    validateOutput?: boolean
+    /** The host's mask for the errors it answers with; without one (tests), the process's last resort. */
+    mask?: SecretMask
+  } = {}
 ): Dispatcher {
+  const mask: Pick<SecretMask, 'redact' | 'redactDeep'> = opts.mask ?? { redact, redactDeep }
   return {
     async invoke(name, input) {
       // Never String() what a caller sent: `{ toString: 1 }` throws, and this promise must not reject.
@@ -69,14 +74,14 @@ export function createDispatcher(
         }
         return { ok: true, output }
       } catch (err) {
-        if (err instanceof CaduceusError) return { ok: false, error: redactDeep(err.toJSON()) }
+        if (err instanceof CaduceusError) return { ok: false, error: mask.redactDeep(err.toJSON()) }
         if (err instanceof z.ZodError) return { ok: false, error: zodToError(err) }
         log.error('host', `request ${key} failed: ${describeError(err)}`)
         return {
           ok: false,
           error: {
             code: 'internal',
-            message: `${key} failed: ${redact(err instanceof Error ? err.message : describeError(err))}`
+            message: `${key} failed: ${mask.redact(err instanceof Error ? err.message : describeError(err))}`
           }
         }
       }

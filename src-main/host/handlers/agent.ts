@@ -1,6 +1,6 @@
 import { CaduceusError } from '@shared/contract'
 import { readSettings, writeSettings } from '../../config'
-import { redactDeep, type SecretVault } from '../../secrets'
+import type { SecretVault } from '../../secrets'
 import type { Gateway } from '../../gateway'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
@@ -27,7 +27,7 @@ export function agentHandlers(s: Services, gateway: Gateway, vault: SecretVault)
       return { ok: true as const }
     },
     // queued text as the turn.queued event showed it (events are redacted on the bus; this answer is not an event)
-    'turns.active': ({ known }) => redactDeep(gateway.activeTurns(known)),
+    'turns.active': ({ known }) => vault.mask.redactDeep(gateway.activeTurns(known)),
     'gateway.state': () => gateway.state(),
     'gateway.evict': ({ key }) => ({ evicted: gateway.evict(key) }),
     'settings.get': ({ profile }) => readSettings(s.homeOf(profile), { profile, vault }),

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { rememberSecrets } from '../../secrets/redact'
+import { SecretMask } from '../../secrets/redact'
 import { createLogger } from './log'
 
 const base = mkdtempSync(join(tmpdir(), 'cad-log-'))
@@ -12,8 +12,9 @@ afterAll(() => rmSync(base, { recursive: true, force: true }))
 describe('host log', () => {
   it('writes 0600 files in a 0700 folder, one line per record, secrets masked by value', () => {
     const dir = join(base, 'a', 'logs')
-    rememberSecrets({ SOME_TOKEN: 'plainvaluewithnoshape42' })
-    const log = createLogger({ logFile: join(dir, 'caduceus.log'), errorFile: join(dir, 'errors.log') })
+    const mask = new SecretMask()
+    mask.rememberEnv({ SOME_TOKEN: 'plainvaluewithnoshape42' })
+    const log = createLogger({ logFile: join(dir, 'caduceus.log'), errorFile: join(dir, 'errors.log'), mask })
     const err = new Error('boom plainvaluewithnoshape42')
     log.error('test', `failed: ${err.stack}`)
     const text = readFileSync(join(dir, 'errors.log'), 'utf8')

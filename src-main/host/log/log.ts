@@ -1,6 +1,6 @@
 import { appendFileSync, chmodSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { redact } from '../../secrets'
+import { redact, type SecretMask } from '../../secrets'
 import type { LogLevel, LogRecord, Logger } from '@shared/contract/log'
 
 /** The kernel's Logger (what every layer is handed) plus sinks for the gateway log view and tests. */
@@ -9,11 +9,16 @@ export interface HostLogger extends Logger {
   attach(sink: (record: LogRecord) => void): () => void
 }
 
-// Anything that looks like a key — and every secret value any profile holds — is masked before it reaches a
-// file or a console (one redactor: config's).
+// The process's last resort (secrets/redact.ts): every live host's secret values and the credential shapes, for
+// lines that belong to no host (the Electron entry's and the CLI's fatal messages on stderr).
 export { redact }
 
 export interface LoggerOptions {
+  /**
+   * The host's secret mask: its secret values and the credential shapes are masked before a line reaches a file, the
+   * console or a sink. Without one (a logger no host owns) the process's last resort masks it.
+   */
+  mask?: SecretMask
   logFile?: string
   errorFile?: string
   console?: boolean
@@ -141,8 +146,9 @@ export function createLogger(opts: LoggerOptions = {}): HostLogger {
     return false
   }
 
+  const mask = opts.mask
   const write = (level: LogLevel, name: string, raw: string) => {
-    let message = redact(String(raw)).replace(/\r?\n\s*/g, ' ⏎ ')
+    let message = (mask ? mask.redact(String(raw)) : redact(String(raw))).replace(/\r?\n\s*/g, ' ⏎ ')
     if (message.length > MAX_MESSAGE)
       message = `${message.slice(0, MAX_MESSAGE)}… (${message.length - MAX_MESSAGE} more characters)`
     const record: LogRecord = { at: now(), level, name, message }

@@ -14,6 +14,7 @@ import { buildMemoryManagerForAgent, memoryToolDefinitions, type MemoryActivityH
 import type { SessionStore } from '../../store'
 import { createProcessTool, createTerminalTool, terminalSettings, type ProcessRegistry } from '../../tools'
 import type { Logger } from '@shared/contract/log'
+import type { SecretMask } from '../../secrets'
 import type { MemoryProviderHost } from '../memory-providers'
 
 /** Memory's records into the host's log (memory/ cannot import the host): one sink per graph, passed where memory is built. */
@@ -27,6 +28,8 @@ export interface AssemblyDeps {
   processes: ProcessRegistry
   delegation(profile: string): DelegateDeps
   log: Logger
+  /** The graph's secret mask: memory masks with it what it sends a provider or records. */
+  mask: SecretMask
 }
 
 export interface AssemblyInput {
@@ -124,7 +127,8 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
           agentContext: 'primary',
           ...(input.memoryKey ? { gatewaySessionKey: input.memoryKey } : {})
         },
-        log: memoryLogSink(deps.log)
+        log: memoryLogSink(deps.log),
+        mask: deps.mask
       }
     )
     if (memory.manager) for (const t of memoryToolDefinitions(memory.manager)) add(t as unknown as ToolDefinition)

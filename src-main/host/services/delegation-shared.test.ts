@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { silentLogger } from '@shared/contract/log'
 import { EventBus } from '../dispatch'
 import { createStoreServices, wireRuntime } from '.'
+import { SecretMask } from '../../secrets'
 
 const made: string[] = []
 afterAll(() => {
@@ -25,7 +26,7 @@ async function graph() {
     log: silentLogger,
     bus: new EventBus()
   })
-  const runtime = await wireRuntime(services, { live: false, demo: false })
+  const runtime = await wireRuntime(services, { live: false, demo: false, mask: new SecretMask() })
   return { services, runtime }
 }
 

@@ -5,7 +5,7 @@
 import { namedLog } from '@shared/contract/log'
 import { startDemoProvider, type Agent } from '../../agent'
 import { isDemoConfig, loadConfig, readSoul, resolveRuntime, writeSettings } from '../../config'
-import { EnvFileVault, secretsFor, type SecretVault } from '../../secrets'
+import { EnvFileVault, secretsFor, type SecretMask, type SecretVault } from '../../secrets'
 import {
   createDelegateDeps,
   childHandleFromAgent,
@@ -37,11 +37,14 @@ export interface Runtime {
 
 export async function wireRuntime(
   s: Services,
-  opts: { live: boolean; demo: boolean; nativeBinding?: string; secretCipher?: SecretCipher }
+  opts: { live: boolean; demo: boolean; nativeBinding?: string; secretCipher?: SecretCipher; mask: SecretMask }
 ): Promise<Runtime> {
   const { log, bus, stores } = s
-  // One vault per graph, handed to every reader (gateway, cron, API server, handlers): no process-wide default.
-  const vault: SecretVault = opts.secretCipher ? new SafeStorageVault(opts.secretCipher) : new EnvFileVault()
+  // One vault per graph, handed to every reader (gateway, cron, API server, handlers): no process-wide default. It
+  // fills the graph's own mask (the one its logger, bus and dispatcher mask with).
+  const vault: SecretVault = opts.secretCipher
+    ? new SafeStorageVault(opts.secretCipher, opts.mask)
+    : new EnvFileVault(opts.mask)
   // Redaction by value: every profile's secrets are known before the first log line that could echo one.
   for (const e of stores.list()) {
     try {
@@ -63,7 +66,7 @@ export async function wireRuntime(
       return server.baseUrl
     }))
 
-  const memory = new MemoryActivityHub({ log: memoryLogSink(log) })
+  const memory = new MemoryActivityHub({ log: memoryLogSink(log), mask: opts.mask })
   const attachMemory = (profile: string) => {
     try {
       memory.register(profile, stores.get(profile))
@@ -108,7 +111,7 @@ export async function wireRuntime(
       buildChild: async (spec) => {
         const home = s.homeOf(profile)
         const secrets = secretsFor(home, vault)
-        const runtime = resolveRuntime(home, { secrets: { ...secrets } })
+        const runtime = resolveRuntime(home, { vault, secrets: { ...secrets } })
         const config = loadConfig(home).raw
         const child = await assembleAgent(assembly, {
           profile,
@@ -138,13 +141,17 @@ export async function wireRuntime(
   // Background shell processes of the terminal tool, host-wide; all killed when the host closes. A finished one's
   // notice is recorded on disk at once and saved into the session after the turn that started it, as a delegation's.
   const notices = new ProcessNotices({ stores, followUps, log })
-  const processes = new ProcessRegistry({ log: namedLog(log, 'terminal'), onComplete: (c) => notices.completed(c) })
+  const processes = new ProcessRegistry({
+    log: namedLog(log, 'terminal'),
+    mask: opts.mask,
+    onComplete: (c) => notices.completed(c)
+  })
   // Runs after the gateway's shutdown (closers run in reverse): what is still pending then goes to the next host.
   s.onClose(() => notices.close())
   s.onClose(() => processes.killAll())
 
   const providers = new MemoryProviderHost({ root: s.root, nativeBinding: opts.nativeBinding, log, hub: memory })
-  const assembly: AssemblyDeps = { hub: memory, providers, processes, delegation, log }
+  const assembly: AssemblyDeps = { hub: memory, providers, processes, delegation, log, mask: opts.mask }
 
   const buildAgent = async (input: BuildAgentInput<SessionStore>): Promise<Agent> =>
     assembleAgent(assembly, {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { SafeStorageVault, type SecretCipher } from './safe-storage-vault'
+import { SecretMask } from '../../secrets'
 
 const made: string[] = []
 afterAll(() => {
@@ -19,7 +20,7 @@ describe('SafeStorageVault', () => {
   it('writes .caduceus-secrets.json 0600 (a wider old mode narrowed), whole, with no temp file beside it', () => {
     const home = mkdtempSync(join(tmpdir(), 'cad-vault-'))
     made.push(home)
-    const vault = new SafeStorageVault(cipher)
+    const vault = new SafeStorageVault(cipher, new SecretMask())
     vault.write(home, 'OPENROUTER_API_KEY', 'sk-or-1')
     const file = join(home, '.caduceus-secrets.json')
     expect(statSync(file).mode & 0o777).toBe(0o600)
@@ -36,7 +37,7 @@ describe('SafeStorageVault', () => {
   it('a vault file that is not its JSON, or a folder in its place, is an error naming it, never "no keys"', () => {
     const home = mkdtempSync(join(tmpdir(), 'cad-vault-'))
     made.push(home)
-    const vault = new SafeStorageVault(cipher)
+    const vault = new SafeStorageVault(cipher, new SecretMask())
     writeFileSync(join(home, '.caduceus-secrets.json'), '{"OPENROUTER_API_KEY": "c2stb3It')
     expect(() => vault.read(home)).toThrow(/\.caduceus-secrets\.json is not a JSON object/)
     const other = mkdtempSync(join(tmpdir(), 'cad-vault-'))
@@ -57,7 +58,7 @@ describe('SafeStorageVault', () => {
         return cipher.decrypt(text)
       }
     }
-    const vault = new SafeStorageVault(picky)
+    const vault = new SafeStorageVault(picky, new SecretMask())
     expect(vault.read(home)).toMatchObject({ OPENROUTER_API_KEY: 'sk-or-1' })
     vault.write(home, 'ANTHROPIC_API_KEY', 'sk-ant-2')
     expect(vault.read(home)).toMatchObject({ OPENROUTER_API_KEY: 'sk-or-1', ANTHROPIC_API_KEY: 'sk-ant-2' })

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { parseJsonOr } from '@shared/contract/errors'
 import { readFileIfExists, replaceFile } from '../../files'
-import { EnvFileVault, type SecretVault } from '../../secrets'
+import { EnvFileVault, type SecretMask, type SecretVault } from '../../secrets'
 
 /** Encrypt/decrypt with the OS keychain (Electron `safeStorage`); injected so this file never imports electron. */
 export interface SecretCipher {
@@ -16,8 +16,13 @@ export interface SecretCipher {
  */
 export class SafeStorageVault implements SecretVault {
   readonly storage = 'safe_storage' as const
-  private readonly env = new EnvFileVault()
-  constructor(private readonly cipher: SecretCipher) {}
+  private readonly env: EnvFileVault
+  constructor(
+    private readonly cipher: SecretCipher,
+    readonly mask: SecretMask
+  ) {
+    this.env = new EnvFileVault(mask)
+  }
 
   private file(home: string): string {
     return join(home, '.caduceus-secrets.json')

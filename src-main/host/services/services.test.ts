@@ -1,10 +1,10 @@
 // The host's sessions.changed as another process's writes make it: a child's change names its parent, so a page open
 // on the parent hears of a delegate it does not list yet (the watcher itself knows only the ids that changed).
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { EventPayload } from '@shared/contract'
-import { createHost } from '..'
+import { createHost, redact } from '..'
 import type { Host } from '../compose'
 import { buildGraph } from '../compose/create-turn-host'
 import { createLogger } from '../log/log'
@@ -114,6 +114,41 @@ describe('two hosts in one process', () => {
       await b.close()
       await c.close()
     }
+  })
+
+  it("mask each their own secrets in their own logs, and a closed host's leave the process's last resort", async () => {
+    // Keys of no known shape: only a mask that holds the value hides them.
+    const keys = { a: 'alpha-plain-value-1111', b: 'bravo-plain-value-2222' }
+    const open = async (name: 'a' | 'b') => {
+      const home = tempDir(`cad-two-mask-${name}-`)
+      writeFileSync(join(home, '.env'), `OPENAI_API_KEY=${keys[name]}\n`)
+      // each host writes its own log (logPaths reads the folder when the host is built)
+      process.env.CADUCEUS_LOG_DIR = join(home, 'logs')
+      const host = await createHost({ home, headless: true, live: false })
+      return { host, errors: join(home, 'logs', 'errors.log') }
+    }
+    const before = process.env.CADUCEUS_LOG_DIR
+    const a = await open('a')
+    const b = await open('b')
+    if (before === undefined) delete process.env.CADUCEUS_LOG_DIR
+    else process.env.CADUCEUS_LOG_DIR = before
+    try {
+      a.host.log.error('test', `provider said: bad key ${keys.a}`)
+      b.host.log.error('test', `provider said: bad key ${keys.b}`)
+      expect(readFileSync(a.errors, 'utf8')).toContain('bad key ***')
+      expect(readFileSync(b.errors, 'utf8')).toContain('bad key ***')
+      // each mask holds its own host's secrets only
+      expect(a.host.vault.mask.redact(keys.b)).toBe(keys.b)
+      expect(b.host.vault.mask.redact(keys.a)).toBe(keys.a)
+      // lines no host owns (uncaught errors, shared stderr) are masked with every live host's secrets
+      expect(redact(`${keys.a} ${keys.b}`)).toBe('*** ***')
+      await a.host.close()
+      expect(redact(`${keys.a} ${keys.b}`)).toBe(`${keys.a} ***`)
+    } finally {
+      await a.host.close()
+      await b.host.close()
+    }
+    expect(redact(keys.b)).toBe(keys.b)
   })
 
   it('name the profile a delegation row records under their own root', async () => {

@@ -3,7 +3,7 @@ import { CaduceusError, maskUrlCredentials, type ExportFormat } from '@shared/co
 import { jsonLine } from '@shared/contract/py-text'
 import type { SessionStore } from '../../store'
 import { toMarkdown } from '../../store'
-import { redactForExport } from '../../secrets'
+import { redactForExport, type SecretMask } from '../../secrets'
 import { promptsMarkdown, userPrompts } from './export-prompts'
 
 export interface ExportOptions {
@@ -13,8 +13,11 @@ export interface ExportOptions {
   sessionId?: string
   /** These sessions, in this order (a filtered export); without it and `sessionId`, every session. */
   ids?: string[]
-  /** Mask credentials in every message (and segment) as upstream's `--redact` does (secrets/export-redact.ts). */
-  redact?: boolean
+  /**
+   * Mask credentials in every message (and segment) as upstream's `--redact` does (secrets/export-redact.ts), and the
+   * secret values this mask (the exporting host's) holds.
+   */
+  redact?: SecretMask | null
   /** Counted while exporting: sessions written and user prompts among them (the CLI's "Exported N …"). */
   tally?: { sessions: number; prompts: number }
 }
@@ -23,10 +26,10 @@ export interface ExportOptions {
  * Upstream redacts the messages (and a lineage's segments), not the session row, with its own masking (not the
  * log's); so do we, inactive rows too.
  */
-export function redactRecord<T extends Record<string, unknown>>(r: T): T {
+export function redactRecord<T extends Record<string, unknown>>(r: T, mask: SecretMask): T {
   const out: Record<string, unknown> = { ...r }
   for (const k of ['messages', 'segments', 'caduceus_inactive_messages'])
-    if (out[k] != null) out[k] = redactForExport(out[k])
+    if (out[k] != null) out[k] = redactForExport(out[k], mask)
   return out as T
 }
 
@@ -66,7 +69,7 @@ export function* exportChunks(store: SessionStore, o: ExportOptions): Generator<
   const tally = o.tally ?? { sessions: 0, prompts: 0 }
   const held: Array<Record<string, unknown> & { id: string; messages: Array<Record<string, unknown>> }> = []
   for (const raw of store.exportSessions({ sessionId: o.sessionId, ids: o.ids, lineage: o.lineage })) {
-    const rec = withoutUrlPassword(o.redact ? redactRecord(raw) : raw)
+    const rec = withoutUrlPassword(o.redact ? redactRecord(raw, o.redact) : raw)
     const prompts = o.onlyUserPrompts ? userPrompts(rec) : []
     tally.sessions++
     tally.prompts += prompts.length
