@@ -20,6 +20,7 @@ import { createTurnHost, resolveRoot } from '../compose'
 import { missingKeyReason } from './preflight'
 import { profileHome } from './profile'
 import { errorMessage } from '@shared/contract/errors'
+import { redact } from '../../secrets'
 
 const USAGE = `caduceus cron list [--all] [--json]   (paused and finished jobs only with --all, as hermes cron list)
 caduceus cron create|add SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
@@ -223,7 +224,8 @@ async function tick(args: HostArgs, profile: string, home: string): Promise<numb
       return r
     },
     upstreamLive: () => upstreamGatewayOf(args, profile) !== null,
-    log: (level, message) => console.error(`caduceus cron: ${level}: ${message}`)
+    // the scheduler's lines quote job errors: masked with every open host's secrets (the turn host's among them)
+    log: (level, message) => console.error(`caduceus cron: ${level}: ${redact(message)}`)
   })
   try {
     await scheduler.tick()
