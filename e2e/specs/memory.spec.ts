@@ -149,6 +149,20 @@ test('a USER.md that is not UTF-8 is shown read-only with why, with no Edit / Re
   // Named before the Memory page is opened: a notice of the profile above the sessions list, and in the rail.
   await expect(page.getByTestId('profile-notice').filter({ hasText: file })).toContainText('is not valid UTF-8')
   await expect(page.getByTestId('profile-notice-work')).toHaveAttribute('title', /is not valid UTF-8/)
+  // The banner follows the files live, as the rail does (the host's memory.changed), with no reload: a MEMORY.md
+  // saved in the wrong encoding by an editor is named as it is written, and is no longer once it is written again.
+  await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true))
+  const memoryFile = join(host.root, 'profiles', 'work', 'memories', 'MEMORY.md')
+  const noticeOf = (f: string) => page.getByTestId('profile-notice').filter({ hasText: f })
+  const rail = page.getByTestId('profile-notice-work')
+  writeFileSync(memoryFile, Buffer.from('Standup: caf\xe9 at nine\n', 'latin1'))
+  await expect(rail).toHaveAttribute('title', /MEMORY\.md is not valid UTF-8/)
+  await expect(noticeOf(memoryFile)).toContainText('is not valid UTF-8')
+  writeFileSync(memoryFile, 'Standup: café at nine\n')
+  await expect(rail).not.toHaveAttribute('title', /MEMORY\.md is not valid UTF-8/)
+  await expect(noticeOf(memoryFile)).toHaveCount(0)
+  await expect(noticeOf(file)).toBeVisible()
+  expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true)
   await shell.selectProfile('work')
   await memory.open()
   await memory.target('user')
