@@ -187,6 +187,8 @@ export function useMemoryEntries(profile: string | null) {
   return {
     target,
     entries: q.data?.entries ?? [],
+    /** The entries are read (perhaps stale, a re-read on its way): a box's entry missing from them is gone. */
+    ready: q.data !== undefined,
     readOnly: q.data?.readOnly ?? null,
     loading: q.isFetching,
     error: q.error ? errorMessage(q.error) : null

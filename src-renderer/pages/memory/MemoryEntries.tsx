@@ -1,9 +1,11 @@
-import { useEffect, useRef, useState } from 'react'
+import { useCallback, useEffect, useRef, useState } from 'react'
+import { clearSentDraft, useDraft } from '../../lib/drafts'
 import { editEntry, loadEntries, useMemoryEntries } from '../../stores/memory'
+import { useEntryDraft } from './entry-draft'
 
 /** Focus in a box just opened, the caret after its text (where typing goes on). */
-const focusAtEnd = (el: HTMLTextAreaElement | null) => {
-  if (!el || el === document.activeElement) return
+const focusAtEnd = (el: HTMLTextAreaElement) => {
+  if (el === document.activeElement) return
   el.focus()
   el.setSelectionRange(el.value.length, el.value.length)
 }
@@ -13,33 +15,48 @@ const focusAtEnd = (el: HTMLTextAreaElement | null) => {
  * place, as the session title is renamed: Edit opens its box focused; Escape (or Cancel) drops the change and shows
  * the entry as it was; ⌘/Ctrl+Enter (or Save) saves, Enter being a new line in an entry. Either way focus goes
  * back to that entry's Edit button rather than falling to the page. The Add box takes ⌘/Ctrl+Enter too.
+ *
+ * What is typed belongs to its profile and file, as a composer's draft belongs to its session: another profile or
+ * file shows its own boxes (never this text, where Save or Add would write it there), and coming back shows this
+ * text again where it was, marked unsaved, rather than dropping it unasked. A page left or reloaded keeps it too.
  */
 export function MemoryEntries({ profile }: { profile: string | null }) {
-  const { target, entries, readOnly, loading, error } = useMemoryEntries(profile)
-  const [draft, setDraft] = useState('')
-  // the box open, and whose entry it is: another profile or file picked meanwhile shows its own entries closed, never
-  // this text in a box over its entry at the same place (where Save would write it)
-  const [open, setEditing] = useState<{ profile: string; target: string; index: number; text: string } | null>(null)
-  const editing = open && open.profile === profile && open.target === target ? open : null
-  const [inlineError, setInlineError] = useState<string | null>(null)
+  const { target, entries, ready, readOnly, loading, error } = useMemoryEntries(profile)
+  const file = target === 'memory' ? 'MEMORY.md' : 'USER.md'
+  const fileKey = `${profile}/${target}`
+  const addKey = profile ? `memory-add:${fileKey}` : null
+  const [draft, setDraft] = useDraft(addKey)
+  const { editing, orphan, setEditing } = useEntryDraft(profile ? fileKey : null, entries, ready)
+  // an edit's refusal, shown with the file it was for (not under another profile picked meanwhile)
+  const [failed, setFailed] = useState<{ file: string; error: string } | null>(null)
+  const inlineError = failed?.file === fileKey ? failed.error : null
   const list = useRef<HTMLOListElement>(null)
   // the entry whose box closed (or the place of one removed): an Edit button there takes focus once the entries are
   // shown again — after a Remove the next entry's Edit, never its Remove, so a second press cannot remove it too;
   // with no entry left, the Add box
   const closed = useRef<number | null>(null)
+  // a box the user opens takes focus; one shown again (its profile picked again, the page come back to) leaves focus
+  // where the user put it (the rail, a shortcut)
+  const focusOpened = useRef(false)
+  const focusBox = useCallback((el: HTMLTextAreaElement | null) => {
+    if (!el || !focusOpened.current) return
+    focusOpened.current = false
+    focusAtEnd(el)
+  }, [])
   const addBox = useRef<HTMLTextAreaElement>(null)
+  const boxOpen = editing != null
   useEffect(() => {
-    if (editing || closed.current === null) return
+    if (boxOpen || closed.current === null) return
     const i = Math.min(closed.current, entries.length - 1)
     closed.current = null
     const edit = list.current?.querySelector<HTMLElement>(`[data-index="${i}"] [data-testid="memory-entry-edit"]`)
     ;(edit ?? addBox.current)?.focus()
-  }, [editing, entries])
+  }, [boxOpen, entries])
   // a Remove on its way: every Remove waits for it (an entry is removed by its place, which the first one shifts)
   const [removing, setRemoving] = useState(false)
   const close = (index: number) => {
     closed.current = index
-    setInlineError(null)
+    setFailed(null)
     setEditing(null)
   }
   const shown = entries
@@ -57,13 +74,17 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
   /** An edit's reply: its error shown (or cleared), `after` on success; whether it succeeded. */
   const run = async (p: ReturnType<typeof editEntry>, after?: () => void) => {
     const r = await p
-    setInlineError(r.ok ? null : r.error)
+    setFailed(r.ok ? null : { file: fileKey, error: r.error })
     if (r.ok) after?.()
     return r.ok
   }
   const add = () => {
-    if (draft.trim()) void run(editEntry({ op: 'add', profile, target, content: draft }), () => setDraft(''))
+    const content = draft
+    if (content.trim())
+      void run(editEntry({ op: 'add', profile, target, content }), () => clearSentDraft(addKey!, content))
   }
+  const addOrphan = (content: string) =>
+    void run(editEntry({ op: 'add', profile, target, content }), () => setEditing(null))
   const save = (index: number, content: string) =>
     void run(editEntry({ op: 'replace', profile, target, index, content }), () => close(index))
   const remove = (index: number) => {
@@ -103,6 +124,35 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
           Read-only: {readOnly}
         </p>
       )}
+      {orphan && (
+        <div className="entry-orphan" data-testid="memory-entry-orphan">
+          <p className="entry-unsaved muted small" id="memory-orphan-note">
+            <span className="badge badge-warn">Unsaved</span> The entry this edit was typed for is no longer in {file}{' '}
+            of {profile} as it was (changed or removed since). Add it as a new entry, or discard it.
+          </p>
+          <div className="entry-edit">
+            <textarea
+              aria-label={`Unsaved edit for ${file} of ${profile}`}
+              aria-describedby="memory-orphan-note"
+              value={orphan.text}
+              rows={3}
+              onChange={(e) => setEditing({ ...orphan, text: e.target.value })}
+              data-testid="memory-orphan-input"
+            />
+            <button
+              className="primary small"
+              disabled={!orphan.text.trim()}
+              onClick={() => addOrphan(orphan.text)}
+              data-testid="memory-orphan-add"
+            >
+              Add as new
+            </button>
+            <button className="small" onClick={() => setEditing(null)} data-testid="memory-orphan-discard">
+              Discard
+            </button>
+          </div>
+        </div>
+      )}
       {loading && !shown.length ? (
         <p className="muted">Loading…</p>
       ) : !shown.length ? (
@@ -113,36 +163,51 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
             // keyed by place, not text: a saved entry keeps its element, so its Edit button (focused on save) stays
             <li key={i} data-testid="memory-entry" data-index={i}>
               {editing?.index === i ? (
-                <div className="entry-edit">
-                  <textarea
-                    ref={focusAtEnd}
-                    aria-label={`Entry ${i + 1} of ${target === 'memory' ? 'MEMORY' : 'USER'}`}
-                    value={editing.text}
-                    rows={3}
-                    onChange={(e) => setEditing({ ...editing, text: e.target.value })}
-                    onKeyDown={(e) => {
-                      if (e.key === 'Escape') {
-                        e.preventDefault()
-                        e.stopPropagation()
-                        close(i)
-                      } else if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) {
-                        e.preventDefault()
-                        save(i, editing.text)
-                      }
-                    }}
-                    data-testid="memory-entry-input"
-                  />
-                  <button
-                    className="primary small"
-                    data-testid="memory-entry-save"
-                    onClick={() => save(i, editing.text)}
-                  >
-                    Save
-                  </button>
-                  <button className="small" onClick={() => close(i)} data-testid="memory-entry-cancel">
-                    Cancel
-                  </button>
-                </div>
+                <>
+                  <div className="entry-edit">
+                    <textarea
+                      ref={focusBox}
+                      aria-label={`Entry ${i + 1} of ${target === 'memory' ? 'MEMORY' : 'USER'}`}
+                      aria-describedby={editing.text !== editing.base ? 'memory-unsaved-note' : undefined}
+                      value={editing.text}
+                      rows={3}
+                      onChange={(e) => setEditing({ ...editing, text: e.target.value })}
+                      onKeyDown={(e) => {
+                        if (e.key === 'Escape') {
+                          e.preventDefault()
+                          e.stopPropagation()
+                          close(i)
+                        } else if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) {
+                          e.preventDefault()
+                          save(i, editing.text)
+                        }
+                      }}
+                      data-testid="memory-entry-input"
+                    />
+                    <button
+                      className="primary small"
+                      data-testid="memory-entry-save"
+                      onClick={() => save(i, editing.text)}
+                    >
+                      Save
+                    </button>
+                    <button className="small" onClick={() => close(i)} data-testid="memory-entry-cancel">
+                      Cancel
+                    </button>
+                  </div>
+                  {editing.text !== editing.base && (
+                    // under the box (which stays put as typing starts), while it is so: the text outlives a profile
+                    // switch and the page
+                    <p
+                      className="entry-unsaved muted small"
+                      id="memory-unsaved-note"
+                      data-testid="memory-entry-unsaved"
+                    >
+                      <span className="badge badge-warn">Unsaved</span> Save writes it to {file} of {profile}; Cancel
+                      drops it.
+                    </p>
+                  )}
+                </>
               ) : (
                 <>
                   <span className="entry-text">{text}</span>
@@ -150,7 +215,10 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
                     <span className="actions">
                       <button
                         className="small"
-                        onClick={() => setEditing({ profile, target, index: i, text })}
+                        onClick={() => {
+                          focusOpened.current = true
+                          setEditing({ index: i, base: text, text })
+                        }}
                         data-testid="memory-entry-edit"
                       >
                         Edit
