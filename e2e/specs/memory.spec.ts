@@ -118,16 +118,24 @@ test("a memory tool call shows live on its own profile's Memory page only, and e
   await expect(memory.entries).toHaveCount(count + 1)
   await expect(addBox).toHaveValue('')
   expect(read(researchFile)).toContain('Standup is at 9:30')
-  // An edit whose entry another process changes meanwhile is kept, offered as a new entry, never saved over it
+  // Each entry has a box of its own; one whose entry another process changes meanwhile is kept, offered as a new
+  // entry, never saved over it
+  const now = await memory.entryTexts()
   await memory.entries.nth(0).getByTestId('memory-entry-edit').click()
   await page.keyboard.type(' and litres')
-  upstreamWrite(['Prefers SI units', ...(await memory.entryTexts()).slice(1)])
+  await memory.entries.nth(1).getByTestId('memory-entry-edit').click()
+  await page.keyboard.type(' (checked)')
+  await expect(memory.entries.nth(0).getByTestId('memory-entry-input')).toHaveValue('Prefers metric units and litres')
+  upstreamWrite(['Prefers SI units', ...now.slice(1)])
   await expect(memory.entries.nth(0).locator('.entry-text')).toHaveText('Prefers SI units')
   await expect(page.getByTestId('memory-orphan-input')).toHaveValue('Prefers metric units and litres')
+  await expect(memory.entries.nth(1).getByTestId('memory-entry-input')).toHaveValue(`${now[1]} (checked)`)
   await page.getByTestId('memory-orphan-add').click()
   await expect(page.getByTestId('memory-entry-orphan')).toHaveCount(0)
   await expect(memory.entries.last().locator('.entry-text')).toHaveText('Prefers metric units and litres')
   expect(read(researchFile)).toContain('Prefers SI units')
+  await memory.entries.nth(1).getByTestId('memory-entry-cancel').click()
+  await expect(page.getByTestId('memory-entry-input')).toHaveCount(0)
   // Remove from the keyboard: focus goes to the next entry's Edit, not its Remove, so Enter twice removes one entry
   const before = await memory.entryTexts()
   await memory.entries.nth(0).getByTestId('memory-entry-remove').focus()

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { clearSentDraft, useDraft } from '../../lib/drafts'
 import { editEntry, loadEntries, useMemoryEntries } from '../../stores/memory'
-import { useEntryDraft } from './entry-draft'
+import { useEntryDrafts, type EntryDraft } from './entry-draft'
 
 /** Focus in a box just opened, the caret after its text (where typing goes on). */
 const focusAtEnd = (el: HTMLTextAreaElement) => {
@@ -16,9 +16,10 @@ const focusAtEnd = (el: HTMLTextAreaElement) => {
  * the entry as it was; ⌘/Ctrl+Enter (or Save) saves, Enter being a new line in an entry. Either way focus goes
  * back to that entry's Edit button rather than falling to the page. The Add box takes ⌘/Ctrl+Enter too.
  *
- * What is typed belongs to its profile and file, as a composer's draft belongs to its session: another profile or
- * file shows its own boxes (never this text, where Save or Add would write it there), and coming back shows this
- * text again where it was, marked unsaved, rather than dropping it unasked. A page left or reloaded keeps it too.
+ * What is typed belongs to its profile and file, as a composer's draft belongs to its session, and each entry's box
+ * to that entry: another profile or file shows its own boxes (never this text, where Save or Add would write it
+ * there), opening a second entry's box keeps the first, and coming back shows the text again over its entry, marked
+ * unsaved, rather than dropping it unasked. A page left or reloaded keeps it too.
  */
 export function MemoryEntries({ profile }: { profile: string | null }) {
   const { target, entries, ready, readOnly, loading, error } = useMemoryEntries(profile)
@@ -26,7 +27,7 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
   const fileKey = `${profile}/${target}`
   const addKey = profile ? `memory-add:${fileKey}` : null
   const [draft, setDraft] = useDraft(addKey)
-  const { editing, orphan, setEditing } = useEntryDraft(profile ? fileKey : null, entries, ready)
+  const boxes = useEntryDrafts(profile ? fileKey : null, entries, ready)
   // an edit's refusal, shown with the file it was for (not under another profile picked meanwhile)
   const [failed, setFailed] = useState<{ file: string; error: string } | null>(null)
   const inlineError = failed?.file === fileKey ? failed.error : null
@@ -44,20 +45,23 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
     focusAtEnd(el)
   }, [])
   const addBox = useRef<HTMLTextAreaElement>(null)
-  const boxOpen = editing != null
+  const { openPlaces } = boxes
   useEffect(() => {
-    if (boxOpen || closed.current === null) return
+    if (closed.current === null) return
     const i = Math.min(closed.current, entries.length - 1)
     closed.current = null
-    const edit = list.current?.querySelector<HTMLElement>(`[data-index="${i}"] [data-testid="memory-entry-edit"]`)
-    ;(edit ?? addBox.current)?.focus()
-  }, [boxOpen, entries])
+    // that entry's Edit, or its box where one is open there (another box's entry moved into the place)
+    const there = list.current?.querySelector<HTMLElement>(
+      `[data-index="${i}"] [data-testid="memory-entry-edit"], [data-index="${i}"] textarea`
+    )
+    ;(there ?? addBox.current)?.focus()
+  }, [openPlaces, entries])
   // a Remove on its way: every Remove waits for it (an entry is removed by its place, which the first one shifts)
   const [removing, setRemoving] = useState(false)
-  const close = (index: number) => {
-    closed.current = index
+  const close = (box: EntryDraft) => {
+    closed.current = box.index
     setFailed(null)
-    setEditing(null)
+    boxes.drop(box)
   }
   const shown = entries
 
@@ -83,10 +87,10 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
     if (content.trim())
       void run(editEntry({ op: 'add', profile, target, content }), () => clearSentDraft(addKey!, content))
   }
-  const addOrphan = (content: string) =>
-    void run(editEntry({ op: 'add', profile, target, content }), () => setEditing(null))
-  const save = (index: number, content: string) =>
-    void run(editEntry({ op: 'replace', profile, target, index, content }), () => close(index))
+  const addOrphan = (box: EntryDraft) =>
+    void run(editEntry({ op: 'add', profile, target, content: box.text }), () => boxes.drop(box))
+  const save = (box: EntryDraft) =>
+    void run(editEntry({ op: 'replace', profile, target, index: box.index, content: box.text }), () => close(box))
   const remove = (index: number) => {
     // set before the reply: the entries without the removed one may be shown before it arrives
     closed.current = index
@@ -124,119 +128,118 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
           Read-only: {readOnly}
         </p>
       )}
-      {orphan && (
-        <div className="entry-orphan" data-testid="memory-entry-orphan">
-          <p className="entry-unsaved muted small" id="memory-orphan-note">
+      {boxes.orphans.map((box) => (
+        <div className="entry-orphan" key={box.id} data-testid="memory-entry-orphan">
+          <p className="entry-unsaved muted small" id={`memory-orphan-note-${box.id}`}>
             <span className="badge badge-warn">Unsaved</span> The entry this edit was typed for is no longer in {file}{' '}
             of {profile} as it was (changed or removed since). Add it as a new entry, or discard it.
           </p>
           <div className="entry-edit">
             <textarea
               aria-label={`Unsaved edit for ${file} of ${profile}`}
-              aria-describedby="memory-orphan-note"
-              value={orphan.text}
+              aria-describedby={`memory-orphan-note-${box.id}`}
+              value={box.text}
               rows={3}
-              onChange={(e) => setEditing({ ...orphan, text: e.target.value })}
+              onChange={(e) => boxes.type(box, e.target.value)}
               data-testid="memory-orphan-input"
             />
             <button
               className="primary small"
-              disabled={!orphan.text.trim()}
-              onClick={() => addOrphan(orphan.text)}
+              disabled={!box.text.trim()}
+              onClick={() => addOrphan(box)}
               data-testid="memory-orphan-add"
             >
               Add as new
             </button>
-            <button className="small" onClick={() => setEditing(null)} data-testid="memory-orphan-discard">
+            <button className="small" onClick={() => boxes.drop(box)} data-testid="memory-orphan-discard">
               Discard
             </button>
           </div>
         </div>
-      )}
+      ))}
       {loading && !shown.length ? (
         <p className="muted">Loading…</p>
       ) : !shown.length ? (
         <p className="muted">No entries.</p>
       ) : (
         <ol className="entries" ref={list}>
-          {shown.map((text, i) => (
-            // keyed by place, not text: a saved entry keeps its element, so its Edit button (focused on save) stays
-            <li key={i} data-testid="memory-entry" data-index={i}>
-              {editing?.index === i ? (
-                <>
-                  <div className="entry-edit">
-                    <textarea
-                      ref={focusBox}
-                      aria-label={`Entry ${i + 1} of ${target === 'memory' ? 'MEMORY' : 'USER'}`}
-                      aria-describedby={editing.text !== editing.base ? 'memory-unsaved-note' : undefined}
-                      value={editing.text}
-                      rows={3}
-                      onChange={(e) => setEditing({ ...editing, text: e.target.value })}
-                      onKeyDown={(e) => {
-                        if (e.key === 'Escape') {
-                          e.preventDefault()
-                          e.stopPropagation()
-                          close(i)
-                        } else if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) {
-                          e.preventDefault()
-                          save(i, editing.text)
-                        }
-                      }}
-                      data-testid="memory-entry-input"
-                    />
-                    <button
-                      className="primary small"
-                      data-testid="memory-entry-save"
-                      onClick={() => save(i, editing.text)}
-                    >
-                      Save
-                    </button>
-                    <button className="small" onClick={() => close(i)} data-testid="memory-entry-cancel">
-                      Cancel
-                    </button>
-                  </div>
-                  {editing.text !== editing.base && (
-                    // under the box (which stays put as typing starts), while it is so: the text outlives a profile
-                    // switch and the page
-                    <p
-                      className="entry-unsaved muted small"
-                      id="memory-unsaved-note"
-                      data-testid="memory-entry-unsaved"
-                    >
-                      <span className="badge badge-warn">Unsaved</span> Save writes it to {file} of {profile}; Cancel
-                      drops it.
-                    </p>
-                  )}
-                </>
-              ) : (
-                <>
-                  <span className="entry-text">{text}</span>
-                  {readOnly == null && (
-                    <span className="actions">
-                      <button
-                        className="small"
-                        onClick={() => {
-                          focusOpened.current = true
-                          setEditing({ index: i, base: text, text })
+          {shown.map((text, i) => {
+            const box = boxes.at(i)
+            return (
+              // keyed by place, not text: a saved entry keeps its element, so its Edit button (focused on save) stays
+              <li key={i} data-testid="memory-entry" data-index={i}>
+                {box ? (
+                  <>
+                    <div className="entry-edit">
+                      <textarea
+                        ref={focusBox}
+                        aria-label={`Entry ${i + 1} of ${target === 'memory' ? 'MEMORY' : 'USER'}`}
+                        aria-describedby={box.text !== box.base ? `memory-unsaved-note-${i}` : undefined}
+                        value={box.text}
+                        rows={3}
+                        onChange={(e) => boxes.type(box, e.target.value)}
+                        onKeyDown={(e) => {
+                          if (e.key === 'Escape') {
+                            e.preventDefault()
+                            e.stopPropagation()
+                            close(box)
+                          } else if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) {
+                            e.preventDefault()
+                            save(box)
+                          }
                         }}
-                        data-testid="memory-entry-edit"
-                      >
-                        Edit
+                        data-testid="memory-entry-input"
+                      />
+                      <button className="primary small" data-testid="memory-entry-save" onClick={() => save(box)}>
+                        Save
                       </button>
-                      <button
-                        className="small danger"
-                        disabled={removing}
-                        onClick={() => remove(i)}
-                        data-testid="memory-entry-remove"
-                      >
-                        Remove
+                      <button className="small" onClick={() => close(box)} data-testid="memory-entry-cancel">
+                        Cancel
                       </button>
-                    </span>
-                  )}
-                </>
-              )}
-            </li>
-          ))}
+                    </div>
+                    {box.text !== box.base && (
+                      // under the box (which stays put as typing starts), while it is so: the text outlives a profile
+                      // switch and the page
+                      <p
+                        className="entry-unsaved muted small"
+                        id={`memory-unsaved-note-${i}`}
+                        data-testid="memory-entry-unsaved"
+                      >
+                        <span className="badge badge-warn">Unsaved</span> Save writes it to {file} of {profile}; Cancel
+                        drops it.
+                      </p>
+                    )}
+                  </>
+                ) : (
+                  <>
+                    <span className="entry-text">{text}</span>
+                    {readOnly == null && (
+                      <span className="actions">
+                        <button
+                          className="small"
+                          onClick={() => {
+                            focusOpened.current = true
+                            boxes.open(i, text)
+                          }}
+                          data-testid="memory-entry-edit"
+                        >
+                          Edit
+                        </button>
+                        <button
+                          className="small danger"
+                          disabled={removing}
+                          onClick={() => remove(i)}
+                          data-testid="memory-entry-remove"
+                        >
+                          Remove
+                        </button>
+                      </span>
+                    )}
+                  </>
+                )}
+              </li>
+            )
+          })}
         </ol>
       )}
       {readOnly == null && (

@@ -1,22 +1,24 @@
 import { useMemo } from 'react'
-import { useDraft } from '../../lib/drafts'
+import { updateDraft, useDraft } from '../../lib/drafts'
 
-/** An entry's box: the entry's place, its text when the box was opened, and what the box holds now. */
+/** An entry's box: which one (`id`), the entry's place, its text when the box was opened, what the box holds now. */
 export interface EntryDraft {
+  id: number
   index: number
   base: string
   text: string
 }
 
-function parseDraft(raw: string): EntryDraft | null {
-  if (!raw) return null
+const isDraft = (d: Partial<EntryDraft> | null): d is EntryDraft =>
+  typeof d?.id === 'number' && typeof d.index === 'number' && typeof d.base === 'string' && typeof d.text === 'string'
+
+function parseDrafts(raw: string): EntryDraft[] {
+  if (!raw) return []
   try {
-    const d = JSON.parse(raw) as Partial<EntryDraft>
-    return typeof d.index === 'number' && typeof d.base === 'string' && typeof d.text === 'string'
-      ? { index: d.index, base: d.base, text: d.text }
-      : null
+    const list = JSON.parse(raw) as unknown
+    return Array.isArray(list) ? (list as Array<Partial<EntryDraft> | null>).filter(isDraft) : []
   } catch {
-    return null // not one of ours (a hand-edited sessionStorage): no box to show
+    return [] // not one of ours (a hand-edited sessionStorage): no box to show
   }
 }
 
@@ -27,23 +29,53 @@ function parseDraft(raw: string): EntryDraft | null {
 const placeOf = (d: EntryDraft, entries: readonly string[]) =>
   entries[d.index] === d.base ? d.index : entries.indexOf(d.base)
 
+interface EntryDrafts {
+  /** The box over entry `i`, at the place it stands now. */
+  at: (i: number) => EntryDraft | undefined
+  /** Boxes with changes whose entry is no longer in the file as it was (another program changed or removed it). */
+  orphans: EntryDraft[]
+  /** The places with a box, as one value (an effect's dependency). */
+  openPlaces: string
+  open: (i: number, text: string) => void
+  type: (d: EntryDraft, text: string) => void
+  drop: (d: EntryDraft) => void
+}
+
 /**
- * The box open in one profile's file (`fileKey`: profile/target; null under All), kept as a draft like a composer's:
- * per file, across a profile switch, a page left and a reload. `editing` is the box over its entry where that entry
- * stands now; `orphan` a box with changes whose entry is no longer in the file as it was (another program changed or
- * removed it): its text is kept, to be added as a new entry or dropped, never saved over whatever stands at its place.
+ * The boxes open in one profile's file (`fileKey`: profile/target; null under All), each entry its own, kept as
+ * drafts like a composer's: per file, across a profile switch, a page left and a reload. An orphan's text is kept to
+ * be added as a new entry or dropped, never saved over whatever stands at its entry's old place.
  */
-export function useEntryDraft(
-  fileKey: string | null,
-  entries: readonly string[],
-  ready: boolean
-): { editing: EntryDraft | null; orphan: EntryDraft | null; setEditing: (d: EntryDraft | null) => void } {
-  const [raw, setRaw] = useDraft(fileKey ? `memory-edit:${fileKey}` : null)
-  const open = useMemo(() => parseDraft(raw), [raw])
-  const at = open ? placeOf(open, entries) : -1
-  return {
-    editing: open && at >= 0 ? { ...open, index: at } : null,
-    orphan: open && at < 0 && ready && open.text !== open.base ? open : null,
-    setEditing: (d) => setRaw(d ? JSON.stringify(d) : '')
-  }
+export function useEntryDrafts(fileKey: string | null, entries: readonly string[], ready: boolean): EntryDrafts {
+  const key = fileKey ? `memory-edit:${fileKey}` : null
+  const [raw] = useDraft(key)
+  return useMemo(() => {
+    const placed = new Map<number, EntryDraft>()
+    const orphans: EntryDraft[] = []
+    for (const d of parseDrafts(raw)) {
+      const p = placeOf(d, entries)
+      if (p >= 0 && !placed.has(p)) placed.set(p, { ...d, index: p })
+      // the entries still loading say nothing of where a box stands; an unchanged box has nothing to keep
+      else if (ready && d.text !== d.base) orphans.push(d)
+    }
+    const change = (fn: (list: EntryDraft[]) => EntryDraft[]) => {
+      if (key) updateDraft(key, (now) => JSON.stringify(fn(parseDrafts(now))).replace(/^\[\]$/, ''))
+    }
+    return {
+      at: (i) => placed.get(i),
+      orphans,
+      openPlaces: [...placed.keys()].sort((a, b) => a - b).join(','),
+      open: (i, text) => {
+        if (placed.has(i)) return
+        change((list) => {
+          // unchanged boxes whose entry is gone had nothing to keep: they go now
+          const kept = list.filter((d) => d.text !== d.base || placeOf(d, entries) >= 0)
+          return [...kept, { id: Math.max(0, ...kept.map((d) => d.id)) + 1, index: i, base: text, text }]
+        })
+      },
+      // the place it stands now is kept, so a box that moved stays with its entry
+      type: (d, text) => change((list) => list.map((x) => (x.id === d.id ? { ...x, index: d.index, text } : x))),
+      drop: (d) => change((list) => list.filter((x) => x.id !== d.id))
+    }
+  }, [key, raw, entries, ready])
 }
