@@ -212,6 +212,8 @@ export async function editEntry(edit: MemoryEntryEdit): Promise<{ ok: true } | {
     useMemory.setState({ target: res.target })
     return { ok: true }
   } catch (err) {
+    // a refusal may come from a file changed under the page (an entry moved: conflict): what it holds is read again
+    void queryClient.invalidateQueries({ queryKey: entriesQuery(edit.profile, edit.target).queryKey })
     return { ok: false, error: reportError(err, 'Editing memory') }
   }
 }

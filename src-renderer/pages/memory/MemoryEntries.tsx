@@ -90,12 +90,15 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
   const addOrphan = (box: EntryDraft) =>
     void run(editEntry({ op: 'add', profile, target, content: box.text }), () => boxes.drop(box))
   const save = (box: EntryDraft) =>
-    void run(editEntry({ op: 'replace', profile, target, index: box.index, content: box.text }), () => close(box))
-  const remove = (index: number) => {
+    void run(
+      editEntry({ op: 'replace', profile, target, index: box.index, expected: box.base, content: box.text }),
+      () => close(box)
+    )
+  const remove = (index: number, text: string) => {
     // set before the reply: the entries without the removed one may be shown before it arrives
     closed.current = index
     setRemoving(true)
-    void run(editEntry({ op: 'remove', profile, target, index }))
+    void run(editEntry({ op: 'remove', profile, target, index, expected: text }))
       .then((ok) => {
         if (!ok) closed.current = null
       })
@@ -228,7 +231,7 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
                         <button
                           className="small danger"
                           disabled={removing}
-                          onClick={() => remove(i)}
+                          onClick={() => remove(i, text)}
                           data-testid="memory-entry-remove"
                         >
                           Remove
