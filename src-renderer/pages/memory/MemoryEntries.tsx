@@ -45,7 +45,7 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
     focusAtEnd(el)
   }, [])
   const addBox = useRef<HTMLTextAreaElement>(null)
-  const { openPlaces } = boxes
+  const { ids } = boxes
   useEffect(() => {
     if (closed.current === null) return
     const i = Math.min(closed.current, entries.length - 1)
@@ -55,7 +55,8 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
       `[data-index="${i}"] [data-testid="memory-entry-edit"], [data-index="${i}"] textarea`
     )
     ;(there ?? addBox.current)?.focus()
-  }, [openPlaces, entries])
+    // a box closing, whether or not it stood over its entry then (a Save's new text may be shown before it closes)
+  }, [ids, entries])
   // a Remove on its way: every Remove waits for it (an entry is removed by its place, which the first one shifts)
   const [removing, setRemoving] = useState(false)
   const close = (box: EntryDraft) => {

@@ -34,8 +34,8 @@ interface EntryDrafts {
   at: (i: number) => EntryDraft | undefined
   /** Boxes with changes whose entry is no longer in the file as it was (another program changed or removed it). */
   orphans: EntryDraft[]
-  /** The places with a box, as one value (an effect's dependency). */
-  openPlaces: string
+  /** Which boxes are kept, as one value that typing leaves as it is (an effect's dependency). */
+  ids: string
   open: (i: number, text: string) => void
   type: (d: EntryDraft, text: string) => void
   drop: (d: EntryDraft) => void
@@ -52,7 +52,8 @@ export function useEntryDrafts(fileKey: string | null, entries: readonly string[
   return useMemo(() => {
     const placed = new Map<number, EntryDraft>()
     const orphans: EntryDraft[] = []
-    for (const d of parseDrafts(raw)) {
+    const kept = parseDrafts(raw)
+    for (const d of kept) {
       const p = placeOf(d, entries)
       if (p >= 0 && !placed.has(p)) placed.set(p, { ...d, index: p })
       // the entries still loading say nothing of where a box stands; an unchanged box has nothing to keep
@@ -64,7 +65,7 @@ export function useEntryDrafts(fileKey: string | null, entries: readonly string[
     return {
       at: (i) => placed.get(i),
       orphans,
-      openPlaces: [...placed.keys()].sort((a, b) => a - b).join(','),
+      ids: kept.map((d) => d.id).join(','),
       open: (i, text) => {
         if (placed.has(i)) return
         change((list) => {
