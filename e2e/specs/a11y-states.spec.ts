@@ -54,6 +54,9 @@ test('axe: 0 violations at any impact on chains, diff blocks, Memory with a prof
   await scan(page, 'memory-profile', found)
   await page.getByTestId('memory-entry-edit').first().click()
   await expect(page.getByTestId('memory-entry-input')).toBeVisible()
+  // with a change typed: the box's note that it is not saved yet
+  await page.keyboard.type(' (unsaved)')
+  await expect(page.getByTestId('memory-entry-unsaved')).toBeVisible()
   await scan(page, 'memory-entry-edit', found)
 
   // an unknown session

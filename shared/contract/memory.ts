@@ -69,6 +69,12 @@ export const MemoryEntries = z.object({
 })
 export type MemoryEntries = z.infer<typeof MemoryEntries>
 export const MemoryEntriesQuery = z.object({ profile: ProfileName, target: MemoryTarget.default('memory') })
+/**
+ * The entry's text as the caller was shown it: the edit is refused (conflict) when the entry at `index` no longer
+ * reads so — another program (upstream's memory tool, an editor) moved or changed it since — instead of landing on
+ * whichever entry stands there now.
+ */
+const EntryShown = z.string().max(1_000_000).optional()
 export const MemoryEntryEdit = z.discriminatedUnion('op', [
   z.object({
     op: z.literal('add'),
@@ -81,9 +87,16 @@ export const MemoryEntryEdit = z.discriminatedUnion('op', [
     profile: ProfileName,
     target: MemoryTarget,
     index: z.number().int().min(0),
+    expected: EntryShown,
     content: z.string().trim().min(1, 'entry text is required').max(20_000)
   }),
-  z.object({ op: z.literal('remove'), profile: ProfileName, target: MemoryTarget, index: z.number().int().min(0) })
+  z.object({
+    op: z.literal('remove'),
+    profile: ProfileName,
+    target: MemoryTarget,
+    index: z.number().int().min(0),
+    expected: EntryShown
+  })
 ])
 export type MemoryEntryEdit = z.infer<typeof MemoryEntryEdit>
 

@@ -236,12 +236,14 @@ export function normalizeEntry(content: string): string {
 
 export type EntryEdit =
   | { op: 'add'; target: MemoryTarget; content: string }
-  | { op: 'replace'; target: MemoryTarget; index: number; content: string }
-  | { op: 'remove'; target: MemoryTarget; index: number }
+  | { op: 'replace'; target: MemoryTarget; index: number; expected?: string; content: string }
+  | { op: 'remove'; target: MemoryTarget; index: number; expected?: string }
 
 /**
  * UI edit by index, strictly within `home`, under the same lock, size limit (config.yaml's), threat scan and
- * rewrite guard as the memory tool. Returns the new list; a refusal is a CaduceusError the page shows.
+ * rewrite guard as the memory tool. `expected` (the entry's text as the page showed it) is checked under the lock,
+ * as upstream's tool finds its entry by text: an index alone would land on whatever another process moved there.
+ * Returns the new list; a refusal is a CaduceusError the page shows.
  */
 export async function editEntry(home: string, edit: EntryEdit, limits?: MemoryLimits): Promise<string[]> {
   assertTarget(edit.target)
@@ -254,6 +256,13 @@ export async function editEntry(home: string, edit: EntryEdit, limits?: MemoryLi
   return withMemoryLock(home, edit.target, () => {
     const entries = readEntries(home, edit.target)
     if (edit.op !== 'add') {
+      // also when the file has no entry at that place any more
+      if (edit.expected !== undefined && entries[edit.index] !== edit.expected)
+        throw new CaduceusError(
+          'conflict',
+          `That entry of ${memoryFileName(edit.target)} was changed or moved by another program since it was shown. ` +
+            'Nothing was changed; its entries are read again.'
+        )
       if (!Number.isInteger(edit.index) || edit.index < 0 || edit.index >= entries.length)
         throw new CaduceusError('not_found', `no ${edit.target} entry at index ${edit.index}`, 'index')
       const bak = driftBackup(home, edit.target, limit)

@@ -96,6 +96,24 @@ describe('built-in memory store', () => {
     expect(readEntries(alpha, 'user')).toEqual([])
   })
 
+  it("a UI replace or remove names the entry's text it was shown: refused once another program moved it", async () => {
+    const { alpha } = makeHomes()
+    await editEntry(alpha, { op: 'add', target: 'memory', content: 'Drinks tea' })
+    await editEntry(alpha, { op: 'add', target: 'memory', content: 'Drinks coffee' })
+    // the Memory page shows [tea, coffee] when upstream's memory tool removes the first one
+    await tool(alpha, { action: 'remove', target: 'memory', old_text: 'Drinks tea' })
+    const stale = { target: 'memory', index: 0, expected: 'Drinks tea' } as const
+    await expect(editEntry(alpha, { op: 'replace', ...stale, content: 'Drinks green tea' })).rejects.toMatchObject({
+      code: 'conflict'
+    })
+    await expect(editEntry(alpha, { op: 'remove', ...stale })).rejects.toMatchObject({ code: 'conflict' })
+    expect(readEntries(alpha, 'memory')).toEqual(['Drinks coffee'])
+    const now = { target: 'memory', index: 0, expected: 'Drinks coffee' } as const
+    expect(await editEntry(alpha, { op: 'replace', ...now, content: 'Drinks black coffee' })).toEqual([
+      'Drinks black coffee'
+    ])
+  })
+
   it('provider: binds to its initialize home, injects a session-stable snapshot into the system prompt', async () => {
     const { alpha, beta } = makeHomes()
     await editEntry(alpha, { op: 'add', target: 'memory', content: 'alpha note' })

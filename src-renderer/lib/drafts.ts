@@ -90,3 +90,8 @@ export function useDraft(key: string | null): [string, (text: string) => void] {
 export function clearSentDraft(key: string, sent: string): void {
   if (readDraft(key) === sent) writeDraft(key, '')
 }
+
+/** Change the draft for `key` from what it holds now, not from what a view last rendered (a reply that lands later). */
+export function updateDraft(key: string, fn: (text: string) => string): void {
+  writeDraft(key, fn(readDraft(key)))
+}

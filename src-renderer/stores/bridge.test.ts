@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
+import type { ProfileProblem, SearchResult } from '@shared/contract'
 import { installFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
 import { resetStores } from '../test-utils/reset-stores'
 import { message, summary, usd, zeroTokens } from '../test-utils/fixtures'
@@ -126,6 +127,34 @@ describe('event bridge', () => {
       at: 2
     })
     expect(useMemory.getState().order).toEqual([1])
+  })
+
+  it("a memory file's change re-reads the notices above the sessions list, as the rail's", async () => {
+    // the host names a MEMORY.md / USER.md the agent's prompt goes without among a profile's notices
+    let notices: ProfileProblem[] = [{ profile: 'default', reason: 'USER.md is not valid UTF-8' }]
+    const list = fake.handlers['sessions.list']!
+    fake.handlers['sessions.list'] = async (q) => ({ ...(await list(q)), notices })
+    fake.handlers['sessions.search'] = () => ({ hits: [], notices })
+    const off = wireBridge(fake.api)
+    const unwatch = watchSessions()
+    const input = { profile: 'all', query: 'tea', limit: 50, archived: 'exclude', includeChildren: false } as const
+    const search = observe<SearchResult>(requestQuery('sessions.search', input, 'Search'))
+    await settle()
+    expect(sessionRows().notices).toEqual(notices)
+    notices = [...notices, { profile: 'default', reason: 'MEMORY.md is not valid UTF-8' }]
+    fake.emit('memory.changed', { profile: 'default' })
+    await settle()
+    expect(sessionRows().notices).toEqual(notices)
+    expect(search.data()?.notices).toEqual(notices) // the same banner above search results
+    search.off()
+    expect(useApp.getState().profiles.map((p) => p.name)).toEqual(['default', 'new']) // the rail's read
+    // fixed again: a live pass takes the host's word, none, over the ones it had
+    notices = []
+    fake.emit('memory.changed', { profile: 'default' })
+    await settle()
+    expect(sessionRows().notices).toBeUndefined()
+    unwatch()
+    off()
   })
 
   it('invalidates the queries an event changes: the ones on screen refetch, the rest only go stale', async () => {

@@ -2,7 +2,13 @@ import type { CaduceusApi } from '@shared/contract'
 import { loadApp, refreshProfiles } from './app'
 import { applyCostsSessionsChanged } from './costs'
 import { applyMemoryActivity, applyMemoryFilesChanged } from './memory'
-import { applySearchSessionsChanged, applySessionsChanged, isRowsKey, sessionRowsLoaded } from './sessions'
+import {
+  applyProfileNoticesChanged,
+  applySearchSessionsChanged,
+  applySessionsChanged,
+  isRowsKey,
+  sessionRowsLoaded
+} from './sessions'
 import { applyDelegationUpdated, applySubagentsSessionsChanged } from './subagents'
 import {
   applyTranscriptDelegationUpdated,
@@ -28,7 +34,6 @@ export function wireBridge(api: CaduceusApi): () => void {
       void applySubagentsSessionsChanged(e)
       void applyTranscriptSessionsChanged(e)
       void applyCostsSessionsChanged(e)
-      void applySearchSessionsChanged(e)
     }),
     api.on('turn.queued', applyTurnQueued),
     api.on('turn.started', applyTurnStarted),
@@ -44,8 +49,10 @@ export function wireBridge(api: CaduceusApi): () => void {
     api.on('memory.activity', applyMemoryActivity),
     api.on('memory.changed', (e) => {
       void applyMemoryFilesChanged(e)
-      // a memory file that became unreadable (or readable again) changes the profile's notice in the rail
+      // a memory file that became unreadable (or readable again) changes the profile's notice: in the rail, and in
+      // the banner above the sessions list or search results
       void refreshProfiles()
+      applyProfileNoticesChanged(e.profile)
     }),
     api.on('gateway.changed', () => void applyGatewayChanged()),
     api.on('profiles.changed', () => void refreshProfiles()),

@@ -187,6 +187,8 @@ export function useMemoryEntries(profile: string | null) {
   return {
     target,
     entries: q.data?.entries ?? [],
+    /** The entries are read (perhaps stale, a re-read on its way): a box's entry missing from them is gone. */
+    ready: q.data !== undefined,
     readOnly: q.data?.readOnly ?? null,
     loading: q.isFetching,
     error: q.error ? errorMessage(q.error) : null
@@ -210,6 +212,8 @@ export async function editEntry(edit: MemoryEntryEdit): Promise<{ ok: true } | {
     useMemory.setState({ target: res.target })
     return { ok: true }
   } catch (err) {
+    // a refusal may come from a file changed under the page (an entry moved: conflict): what it holds is read again
+    void queryClient.invalidateQueries({ queryKey: entriesQuery(edit.profile, edit.target).queryKey })
     return { ok: false, error: reportError(err, 'Editing memory') }
   }
 }

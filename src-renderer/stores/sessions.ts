@@ -180,18 +180,19 @@ const rowsQuery = (input: SessionQuery) =>
         .catch(() => undefined) // the filter keeps the sources of the rows it has seen
       const page = await getApi().call('sessions.list', input)
       noteSources(page.items)
-      return {
-        ...mergeByKey(shown(page.items), rowKey),
-        nextCursor: page.nextCursor,
-        ...(page.unavailable?.length ? { unavailable: page.unavailable } : {}),
-        ...(page.notices?.length ? { notices: page.notices } : {})
-      }
+      return { ...mergeByKey(shown(page.items), rowKey), nextCursor: page.nextCursor, ...problemsOf(page) }
     },
     meta: { errorContext: 'Loading sessions' },
     refetchOnMount: false
   })
 
 const rowsKey = (input: SessionQuery) => rowsQuery(input).queryKey
+
+/** What a first page (or a live pass's head) says of the profiles it was read from: the host's current word. */
+const problemsOf = (page: SessionPage): Pick<SessionRows, 'unavailable' | 'notices'> => ({
+  ...(page.unavailable?.length ? { unavailable: page.unavailable } : {}),
+  ...(page.notices?.length ? { notices: page.notices } : {})
+})
 
 /** Is this a cached list's key (for invalidation predicates)? */
 export const isRowsKey = (key: QueryKey) => key[0] === ROWS
@@ -464,7 +465,9 @@ async function refreshOnce(): Promise<void> {
       else if (r.nextCursor === null) rest.push(rowKey(item))
       else delete byKey[rowKey(item)]
     }
-    return { ...r, byKey, order: [...head.map(rowKey), ...rest] }
+    // the head is read without a cursor, so its problems cover the whole list: they replace the ones read before
+    const { unavailable: _u, notices: _n, ...kept } = r
+    return { ...kept, byKey, order: [...head.map(rowKey), ...rest], ...problemsOf(headPage) }
   })
 }
 
@@ -507,6 +510,15 @@ export function applySearchSessionsChanged(evt: EventPayload<'sessions.changed'>
       return scope === undefined || scope === 'all' || scope === evt.profile
     }
   })
+}
+
+/**
+ * A profile's notices changed with none of its sessions (its MEMORY.md or USER.md became unreadable, or readable
+ * again): the list and the search results on screen take the host's new words above them, as the rail does.
+ */
+export function applyProfileNoticesChanged(profile: string): void {
+  void applySessionsChanged({ profile, sessionIds: [] })
+  void applySearchSessionsChanged({ profile, sessionIds: [] })
 }
 
 /** Every cached search goes stale and the one on screen is read again (a delete undone: its hits come back). */
