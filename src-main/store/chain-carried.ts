@@ -15,7 +15,7 @@
 import type Database from 'better-sqlite3'
 import { readSummary, splitMergedSummary } from '@shared/contract'
 import { stmt, type ColumnsOf } from './stmt-cache'
-import { existingColumns } from './reconcile'
+import { currentColumns } from './reconcile'
 import { kindOf, lineageRow } from './lineage'
 import { trimmedSql } from './sql'
 import type { messages } from './schema'
@@ -29,23 +29,8 @@ type Row = ColumnsOf<typeof messages, 'id' | 'timestamp'> & {
   uid: (typeof messageIdentity.$inferSelect)['message_uid']
 }
 
-const known = new WeakMap<Database.Database, { version: number; have: Set<string> }>()
-/**
- * The messages table's columns, read again only when the file's schema changed (its schema cookie, which any writer's
- * change moves: upstream adding v31's columns under an open home): reading them costs more than the rest of a
- * pairing, which the chain view and search run for every part they read.
- */
-function messageColumns(db: Database.Database): Set<string> {
-  const version = stmt<number>(db, 'PRAGMA main.schema_version').pluck().get()!
-  const seen = known.get(db)
-  if (seen?.version === version) return seen.have
-  const have = existingColumns(db, 'messages')
-  known.set(db, { version, have })
-  return have
-}
-
 const columnsOf = (db: Database.Database) => {
-  const have = messageColumns(db)
+  const have = currentColumns(db, 'messages')
   return {
     uid: have.has('message_uid') ? "NULLIF(message_uid, '')" : 'NULL',
     live: have.has('active') ? ' AND COALESCE(active, 1) = 1' : ''
@@ -73,7 +58,7 @@ const alike = (db: Database.Database, a: number, b: number): boolean =>
  * that message — its role, time and tool fields, its text within the merged text — so its original is the copy's.
  */
 const mergedInto = (db: Database.Database, original: number, merged: number): boolean =>
-  messageColumns(db).has('display_metadata') &&
+  currentColumns(db, 'messages').has('display_metadata') &&
   stmt(
     db,
     `SELECT 1 FROM messages a, messages b WHERE a.id = ? AND b.id = ? AND a.role = b.role AND a.timestamp = b.timestamp
