@@ -16,51 +16,69 @@ import { lineageRow, nextPart, type LineageRow } from './lineage'
 import { stmt } from './stmt-cache'
 
 /** A row the chain view leaves out of its part: its session, and the row it shows instead. */
-export interface LeftOut {
+interface LeftOut {
   sessionId: string
   shown: number
 }
 
 /**
- * For the sessions `sessionIds`: each row the chain view leaves out of its part → where it is and the row the view
- * shows instead (in the next part or the parent). One statement picks the sessions in a chain; only those are read,
- * and a pair of parts only when the other one matched too (`matches`): otherwise no row of it gives way.
+ * The rows the chain view leaves out of the parts among a page's sessions, read one part at a time as the page is
+ * walked (a part is read when a hit in it is reached, so only the sessions of the hits kept are). One statement
+ * picks the sessions in a chain; a pair of parts is read only when the other one matched too (`matches`): otherwise
+ * no row of it gives way.
  */
-export function shownInstead(
-  db: Database.Database,
-  sessionIds: Iterable<string>,
-  matches: (sessionId: string) => boolean
-): Map<number, LeftOut> {
-  const out = new Map<number, LeftOut>()
-  const inChain = stmt<Pick<LineageRow, 'id'>>(
-    db,
-    `SELECT id FROM sessions WHERE id IN (SELECT value FROM json_each(?))
-      AND (parent_session_id IS NOT NULL OR end_reason = 'compression')`
-  ).all(JSON.stringify([...new Set(sessionIds)]))
-  for (const { id } of inChain) {
-    const row = lineageRow(db, id)
-    if (!row) continue
-    const next = nextPart(db, row)
-    if (next && matches(next))
-      for (const [left, shown] of carriedPairs(db, id, next)) out.set(left, { sessionId: id, shown })
-    if (row.parent_session_id && matches(row.parent_session_id))
-      for (const [left, shown] of openingCopyPairs(db, id)) out.set(left, { sessionId: id, shown })
-  }
-  return out
-}
+export class ChainCopies {
+  /** Each row left out of a part read → where it is and the row the view shows instead (next part or parent). */
+  readonly leftOut = new Map<number, LeftOut>()
+  readonly #db: Database.Database
+  readonly #matches: (sessionId: string) => boolean
+  readonly #inChain: Set<string>
 
-/**
- * The row a search shows for `id`: the row the chain view shows for it (followed while that one is left out too: a
- * parent's row its continuation carries that is itself a copy), or `id` itself — also where the pairs lead back to
- * it (a degenerate chain whose parts leave each other's rows out), so a message is never left without a hit.
- */
-export function shownRow(instead: Map<number, LeftOut>, id: number): number {
-  const seen = new Set([id])
-  let at = id
-  for (let next = instead.get(at)?.shown; next !== undefined; next = instead.get(at)?.shown) {
-    if (seen.has(next)) return id
-    seen.add(next)
-    at = next
+  constructor(db: Database.Database, sessionIds: Iterable<string>, matches: (sessionId: string) => boolean) {
+    this.#db = db
+    this.#matches = matches
+    this.#inChain = new Set(
+      stmt<Pick<LineageRow, 'id'>>(
+        db,
+        `SELECT id FROM sessions WHERE id IN (SELECT value FROM json_each(?))
+          AND (parent_session_id IS NOT NULL OR end_reason = 'compression')`
+      )
+        .all(JSON.stringify([...new Set(sessionIds)]))
+        .map((r) => r.id)
+    )
   }
-  return at
+
+  /** Whether any of the sessions is a part of a chain (none: nothing to read). */
+  get any(): boolean {
+    return this.#inChain.size > 0
+  }
+
+  /** Reads the rows `sessionId`'s part leaves out (once; nothing for a session in no chain). */
+  read(sessionId: string): void {
+    if (!this.#inChain.delete(sessionId)) return
+    const db = this.#db
+    const row = lineageRow(db, sessionId)
+    if (!row) return
+    const next = nextPart(db, row)
+    if (next && this.#matches(next))
+      for (const [left, shown] of carriedPairs(db, sessionId, next)) this.leftOut.set(left, { sessionId, shown })
+    if (row.parent_session_id && this.#matches(row.parent_session_id))
+      for (const [left, shown] of openingCopyPairs(db, sessionId)) this.leftOut.set(left, { sessionId, shown })
+  }
+
+  /**
+   * The row a search shows for `id`: the row the chain view shows for it (followed while that one is left out too:
+   * a parent's row its continuation carries that is itself a copy), or `id` itself — also where the pairs lead back
+   * to it (a degenerate chain whose parts leave each other's rows out), so a message is never left without a hit.
+   */
+  shownRow(id: number): number {
+    const seen = new Set([id])
+    let at = id
+    for (let next = this.leftOut.get(at)?.shown; next !== undefined; next = this.leftOut.get(at)?.shown) {
+      if (seen.has(next)) return id
+      seen.add(next)
+      at = next
+    }
+    return at
+  }
 }

@@ -11,7 +11,7 @@ import type { HomeShape } from './shape'
 import { parseQuery, positiveTerms, toInstr, type Term } from './search-query'
 import { listed, matchRows, sessionConditions, type Matches, type SearchFilters } from './search-match'
 import { chainTips } from './lineage'
-import { shownInstead, shownRow } from './search-chain'
+import { ChainCopies } from './search-chain'
 import { foldCase } from './fold'
 import { num } from './util'
 import { errorMessage } from '@shared/contract/errors'
@@ -128,7 +128,7 @@ export function searchMessages(
         LEFT JOIN sessions s ON s.id = m.session_id WHERE m.id IN (SELECT value FROM json_each(?))`
     ).all(JSON.stringify(m.ids))
     const byId = new Map(rows.map((r) => [Number(r.id), r]))
-    const page = ownRows ? m.ids : oncePerChain(db, m, (id) => byId.get(id)?.session_id).slice(0, n)
+    const page = ownRows ? m.ids : oncePerChain(db, m, n, (id) => byId.get(id)?.session_id)
     hits = page.flatMap((id) => {
       const r = byId.get(id)
       if (!r) return []
@@ -192,30 +192,42 @@ export function searchMessages(
 const MAX_FETCH = 400
 
 /**
- * The matched ids (newest first) less the rows a chain's view leaves out for another row that matched too
+ * The newest `n` matched ids less the rows a chain's view leaves out for another row that matched too
  * (search-chain.ts: a message and its copy in the next part give one hit, on the row the chain view shows). The
- * matching sessions' counts lose those rows as well, where every match was read and the row's session is on the page.
+ * matching sessions' counts lose those rows as well, where every match was read and the row's part was read here.
  */
-function oncePerChain(db: Database.Database, m: Matches, sessionOf: (id: number) => string | undefined): number[] {
+function oncePerChain(
+  db: Database.Database,
+  m: Matches,
+  n: number,
+  sessionOf: (id: number) => string | undefined
+): number[] {
   const onPage = m.ids.flatMap((id) => sessionOf(id) ?? [])
   // every matching session where they were all counted, else those the read ids are in
   const inPage = new Set(onPage)
   const matches = (sessionId: string) => (m.matched ? m.sessions.has(sessionId) : inPage.has(sessionId))
-  const instead = shownInstead(db, onPage, matches)
-  if (!instead.size) return m.ids
+  const copies = new ChainCopies(db, onPage, matches)
+  if (!copies.any) return m.ids.slice(0, n)
   const read = new Set(m.ids)
   const matched = (id: number) => (m.matched ? m.matched().has(id) : read.has(id))
   const givesWay = (id: number) => {
-    const shown = shownRow(instead, id)
+    const shown = copies.shownRow(id)
     return shown !== id && matched(shown)
   }
+  const page: number[] = []
+  for (const id of m.ids) {
+    if (page.length === n) break
+    const sessionId = sessionOf(id)
+    if (sessionId !== undefined) copies.read(sessionId)
+    if (!givesWay(id)) page.push(id)
+  }
   if (m.matched)
-    for (const [id, { sessionId }] of instead) {
+    for (const [id, { sessionId }] of copies.leftOut) {
       if (!matched(id) || !givesWay(id)) continue
       const g = m.sessions.get(sessionId)
       if (g && --g.hits <= 0) m.sessions.delete(sessionId)
     }
-  return m.ids.filter((id) => !givesWay(id))
+  return page
 }
 
 /**

@@ -239,6 +239,9 @@ describe("a compression chain upstream's agent loop wrote, through the host", ()
         ).toEqual([expect.objectContaining({ sessionId: tip, hits: want.length })])
       }
     }
+    // a page of one: the copy (newer) gives way, and the original fills the page
+    const one = await callChains<SearchResult>('sessions.search', { profile, query: '"merged question 0"', limit: 1 })
+    expect(one.hits.map((h) => h.sessionId)).toEqual([chains.ids.merged.root])
     // the standalone chain's round 1 and round 2 answers are the same text, both said: two hits
     const twice = await callChains<SearchResult>('sessions.search', { profile, query: '"standalone answer 3"' })
     expect(twice.hits).toHaveLength(2)
