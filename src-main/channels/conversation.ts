@@ -295,9 +295,12 @@ function nearestAgreement(
   return null
 }
 
-/** How many stored turns ending with the last of `held` one continued reply `reply` stands for (0: none). */
+/**
+ * How many stored turns ending with the last of `held` one continued reply `reply` stands for (0: none): the longest
+ * such run, which starts where align's forward read starts it (with the answer continued, not its echo).
+ */
 function runEndingAt(reply: string, held: StoredTurn[]): number {
-  for (let from = held.length - 2; from >= Math.max(0, held.length - 2 * MAX_SKIP); from--)
+  for (let from = Math.max(0, held.length - 2 * MAX_SKIP); from <= held.length - 2; from++)
     if (continuedRun(reply, held, from) === held.length - from) return held.length - from
   return 0
 }

@@ -97,9 +97,12 @@ describe('v31 identity of a branch from a long or compressed API session', () =>
       const said = Array.from({ length: 2500 }, (_, i) => (i % 2 ? `r${(i - 1) / 2}` : `q${i / 2}`))
       const turn = (c: string): Turn => ({ role: c.startsWith('q') ? 'user' : 'assistant', content: c })
       await store.appendMessages(sid, said.map(turn))
-      // The client's history differs in two places before the latest 1,000: an early question edited (in the first
-      // older batch) and, further back, a question with its answer left out. Every other turn is the parent's.
-      const sent = said.filter((c) => c !== 'q200' && c !== 'r200').map((c) => (c === 'q600' ? 'q600, edited' : c))
+      // The client's history differs in three places before the latest 1,000: an early question edited (in the first
+      // older batch), further back a question and answer it added, and a question with its answer left out. Every
+      // other turn is the parent's.
+      const sent = said
+        .filter((c) => c !== 'q200' && c !== 'r200')
+        .flatMap((c) => (c === 'q600' ? ['q600, edited'] : c === 'r400' ? [c, 'q-extra', 'r-extra'] : [c]))
       // compared as one text each: a deep equality of 2,500 rows costs more than the branch itself
       const lines = (id: string) => uidsOf(store, id).map((r) => r.join('|'))
       const parent = lines(sid)
@@ -109,11 +112,12 @@ describe('v31 identity of a branch from a long or compressed API session', () =>
       const rows = lines(branch)
       expect(rows.map((r) => r.split('|')[1])).toEqual(sent)
       expect(new Set(parent.map((r) => r.split('|')[2])).size).toBe(said.length)
-      const edited = rows.findIndex((r) => r.includes('q600, edited'))
-      // the edited question is a message of the branch's own: a uid of its own
-      expect(parent.map((r) => r.split('|')[2])).not.toContain(rows[edited]!.split('|')[2])
+      // the edited question and the added turns are messages of the branch's own: uids of their own
+      const own = rows.filter((r) => /\|(q600, edited|q-extra|r-extra)\|/.test(r))
+      expect(own).toHaveLength(3)
+      for (const r of own) expect(parent.map((p) => p.split('|')[2])).not.toContain(r.split('|')[2])
       const kept = parent.filter((r) => !/^user\|q(200|600)\||^assistant\|r200\|/.test(r))
-      expect(rows.filter((_, i) => i !== edited).join('\n')).toBe(kept.join('\n'))
+      expect(rows.filter((r) => !own.includes(r)).join('\n')).toBe(kept.join('\n'))
     } finally {
       stores.closeAll()
     }
