@@ -206,13 +206,24 @@ function tailCopies(
   return []
 }
 
+/** Turns either side may hold that the other does not, skipped at one place to find where they agree again. */
+const MAX_SKIP = 8
+/** Turns in a row that must agree after a difference, for the pairing to go on from there (fewer where one ends). */
+const AGREE = 3
+/** Stored turns held ahead of the one paired next: enough for a skip and the run that must agree after it. */
+const AHEAD = 2 * MAX_SKIP + AGREE
+
 /**
  * The copies of the request's turns before the part a branch's read matched (`history`, all older than `first`, the
- * first stored turn matched): the stored turns before it, read a batch at a time from the newest back, each batch
- * matched turn for turn with the request's turns just before the last one matched. A long session's every message
- * then keeps its identity in the branch, while no more than a batch is held at once. Stops where a batch does not
- * match (those turns, and the older ones, are copied without one); a batch's first turn may have begun in the batch
- * before it, so it is matched with that one instead.
+ * first stored turn matched): the stored turns before it, read a batch at a time from the newest back, paired turn
+ * for turn with the request's from its end back. A long session's every message then keeps its identity in the
+ * branch, while no more than a batch (and a few turns) is held at once. A batch's first turn may have begun in the
+ * batch before it, so it is read again with that one.
+ *
+ * Where the two differ (the client edited an early message, left one out, or has one the session does not), the
+ * pairing goes on from the nearest place after it, back in time, where both agree again for a few turns in a row:
+ * the differing turns are copied without an identity and every other keeps its own. Only where no such place is
+ * near does it stop (those turns, and the older ones, are copied without one), as it cannot tell which is which.
  */
 function olderCopies(
   history: Turn[],
@@ -220,21 +231,78 @@ function olderCopies(
   older: (beforeRow: number) => { turns: StoredTurn[]; more: boolean }
 ): number[][] {
   const out: number[][] = []
-  let end = history.length
+  // the stored turns read and not paired yet, oldest first: the last is the one paired next
+  let held: StoredTurn[] = []
   let before = Math.min(...first.rows, first.id)
-  while (end > 0) {
-    const batch = older(before)
-    const turns = batch.turns.filter(said).slice(batch.more ? 1 : 0)
-    const from = end - turns.length
-    if (!turns.length || from < 0) break
-    const { k, j, copied } = align(history.slice(from, end), turns)
-    if (k !== turns.length || j !== turns.length) break
-    copied.forEach((rows, i) => (out[from + i] = rows))
-    end = from
-    before = Math.min(...turns[0]!.rows, turns[0]!.id)
-    if (!batch.more) break
+  let more = true
+  const read = () => {
+    while (more && held.length <= AHEAD) {
+      const batch = older(before)
+      const turns = batch.turns.filter(said).slice(batch.more ? 1 : 0)
+      more = batch.more && turns.length > 0
+      if (!turns.length) break
+      before = Math.min(...turns[0]!.rows, turns[0]!.id)
+      held = [...turns, ...held]
+    }
+  }
+  // whether the request's turns back from `i` and the held ones back from `j` agree for AGREE turns (or until one ends)
+  const agree = (i: number, j: number) => {
+    const n = Math.min(AGREE, i + 1, j + 1)
+    if (n === 0) return false
+    for (let k = 0; k < n; k++) if (!same(history[i - k]!, held[j - k]!)) return false
+    return true
+  }
+  let i = history.length - 1
+  while (i >= 0) {
+    read()
+    const j = held.length - 1
+    if (j < 0) break
+    const h = history[i]!
+    if (same(h, held[j]!)) {
+      out[i] = rowsShown(h, held[j]!)
+      held.pop()
+      i--
+      continue
+    }
+    // one continued reply standing for the run of stored turns that ends here (align's continuedRun, read backwards)
+    const run = h.role === 'assistant' ? runEndingAt(comparable(h.content), held) : 0
+    if (run) {
+      out[i] = held.splice(held.length - run).flatMap((t) => t.rows)
+      i--
+      continue
+    }
+    // a difference: the nearest place both agree again, fewest turns skipped, the same number on each side first
+    const skip = nearestAgreement(agree, i, j)
+    if (!skip) break
+    i -= skip.request
+    held.length -= skip.stored
   }
   return out
+}
+
+/** How many turns to skip on each side, fewest first (an edit, one turn each, before one side's extra turn). */
+function nearestAgreement(
+  agree: (i: number, j: number) => boolean,
+  i: number,
+  j: number
+): { request: number; stored: number } | null {
+  for (let d = 1; d <= 2 * MAX_SKIP; d++) {
+    const pairs: Array<[number, number]> = []
+    for (let a = 0; a <= Math.min(d, MAX_SKIP); a++) if (d - a <= MAX_SKIP) pairs.push([a, d - a])
+    pairs.sort((x, y) => Math.abs(x[0] - x[1]) - Math.abs(y[0] - y[1]))
+    for (const [a, b] of pairs) if (agree(i - a, j - b)) return { request: a, stored: b }
+  }
+  return null
+}
+
+/**
+ * How many stored turns ending with the last of `held` one continued reply `reply` stands for (0: none): the longest
+ * such run, which starts where align's forward read starts it (with the answer continued, not its echo).
+ */
+function runEndingAt(reply: string, held: StoredTurn[]): number {
+  for (let from = Math.max(0, held.length - 2 * MAX_SKIP); from <= held.length - 2; from++)
+    if (continuedRun(reply, held, from) === held.length - from) return held.length - from
+  return 0
 }
 
 /** The stored rows a request turn shows: the final reply's alone when that is all the client kept of the turn. */

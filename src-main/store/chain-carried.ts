@@ -15,7 +15,7 @@
 import type Database from 'better-sqlite3'
 import { readSummary, splitMergedSummary } from '@shared/contract'
 import { stmt, type ColumnsOf } from './stmt-cache'
-import { existingColumns } from './reconcile'
+import { currentColumns } from './reconcile'
 import { kindOf, lineageRow } from './lineage'
 import { trimmedSql } from './sql'
 import type { messages } from './schema'
@@ -30,7 +30,7 @@ type Row = ColumnsOf<typeof messages, 'id' | 'timestamp'> & {
 }
 
 const columnsOf = (db: Database.Database) => {
-  const have = existingColumns(db, 'messages')
+  const have = currentColumns(db, 'messages')
   return {
     uid: have.has('message_uid') ? "NULLIF(message_uid, '')" : 'NULL',
     live: have.has('active') ? ' AND COALESCE(active, 1) = 1' : ''
@@ -58,7 +58,7 @@ const alike = (db: Database.Database, a: number, b: number): boolean =>
  * that message — its role, time and tool fields, its text within the merged text — so its original is the copy's.
  */
 const mergedInto = (db: Database.Database, original: number, merged: number): boolean =>
-  existingColumns(db, 'messages').has('display_metadata') &&
+  currentColumns(db, 'messages').has('display_metadata') &&
   stmt(
     db,
     `SELECT 1 FROM messages a, messages b WHERE a.id = ? AND b.id = ? AND a.role = b.role AND a.timestamp = b.timestamp
@@ -144,6 +144,14 @@ function keptInParent(db: Database.Database, parentId: string, childRow: number)
  * original. A genuinely repeated message elsewhere in the parent (the same "ok" twice) is never taken for a copy.
  */
 export function carriedRowIds(db: Database.Database, parentId: string, childId: string): number[] {
+  return carriedPairs(db, parentId, childId).map(([original]) => original)
+}
+
+/** A row another part of its chain shows instead, and that row: `[left out, shown]` (row ids). */
+export type CopyPair = [number, number]
+
+/** carriedRowIds with each original's copy: `[the parent's row, the continuation's copy of it]`. */
+export function carriedPairs(db: Database.Database, parentId: string, childId: string): CopyPair[] {
   const link = stmt<{ parent_session_id: string | null }>(
     db,
     'SELECT parent_session_id FROM sessions WHERE id = ?'
@@ -182,7 +190,7 @@ export function carriedRowIds(db: Database.Database, parentId: string, childId: 
     if (from <= 1 && here && !first) first = here
   }
   const exact = tail ?? first
-  if (exact) return ids(parent, exact)
+  if (exact) return pairs(parent, child, exact)
   // Copies at their own times, on rows without uids: a run that ends the parent, the longest. Such a run holds a copy
   // of the parent's last row: without one among the rows read (most chains, on every page read) nothing is looked for.
   if (!copiedLast(db, parent.at(-1)!.id, childId, child.at(-1)?.id ?? 0)) return []
@@ -199,10 +207,11 @@ export function carriedRowIds(db: Database.Database, parentId: string, childId: 
       if (reachesEnd(run)) best = longer(best, run)
     }
   }
-  return best ? ids(parent, best) : []
+  return best ? pairs(parent, child, best) : []
 }
 
-const ids = (parent: Row[], r: { at: number; n: number }) => parent.slice(r.at, r.at + r.n).map((row) => row.id)
+const pairs = (parent: Row[], child: Row[], r: { at: number; from: number; n: number }): CopyPair[] =>
+  parent.slice(r.at, r.at + r.n).map((row, i) => [row.id, child[r.from + i]!.id])
 
 /** How many leading rows of a continuation may copy its parent's opening (upstream's protect_first_n is 3). */
 const HEAD = LEAD
@@ -228,6 +237,11 @@ const openingOf = (db: Database.Database, sessionId: string): Array<Row & Column
  * summary, so they leave nothing out here.
  */
 export function openingCopyIds(db: Database.Database, childId: string): number[] {
+  return openingCopyPairs(db, childId).map(([copy]) => copy)
+}
+
+/** openingCopyIds with each copy's original: `[the continuation's copy, the parent's row it copies]`. */
+export function openingCopyPairs(db: Database.Database, childId: string): CopyPair[] {
   const row = lineageRow(db, childId)
   if (!row?.parent_session_id || row.parent_session_id === childId) return []
   if (kindOf(row, lineageRow(db, row.parent_session_id)) !== 'continuation') return []
@@ -243,5 +257,5 @@ export function openingCopyIds(db: Database.Database, childId: string): number[]
     n++
   }
   // a continuation that is all copies has no summary yet to open its part: nothing is left out of it
-  return n < child.length ? child.slice(0, n).map((r) => r.id) : []
+  return n < child.length ? child.slice(0, n).map((r, i) => [r.id, parent[i]!.id]) : []
 }

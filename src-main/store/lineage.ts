@@ -99,6 +99,13 @@ function chosenChild(db: Database.Database, parentId: string): LineageRow | unde
     .find(isContinuationCandidate)
 }
 
+/** The part a compression-ended session's chain goes on in (the one the chain view reads it `carriedBy`), if any. */
+export function nextPart(db: Database.Database, row: LineageRow): string | undefined {
+  if (row.end_reason !== 'compression') return undefined
+  const next = chosenChild(db, row.id)?.id
+  return next === row.id ? undefined : next
+}
+
 /** Forward walk from `row` through compression continuations (the row itself excluded). */
 export function forwardFrom(db: Database.Database, row: LineageRow, seen = new Set<string>([row.id])): LineageRow[] {
   const out: LineageRow[] = []

@@ -29,7 +29,7 @@ type IdentityColumn = (typeof IDENTITY_COLUMNS)[number]
 export type IdentityRow = Pick<typeof messageIdentity.$inferSelect, IdentityColumn>
 
 /** Whether the home has v31's identity columns (upstream adds the four together). */
-export const hasIdentity = (cols: Set<string>): boolean => IDENTITY_COLUMNS.every((c) => cols.has(c))
+export const hasIdentity = (cols: ReadonlySet<string>): boolean => IDENTITY_COLUMNS.every((c) => cols.has(c))
 
 const mintUid = () => randomBytes(16).toString('hex')
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v !== ''

@@ -34,7 +34,7 @@ import {
   type sqliteMaster
 } from './schema'
 import type { HomeShape } from './shape'
-import type { ColumnsOf } from './stmt-cache'
+import { stmt, type ColumnsOf } from './stmt-cache'
 import { errorMessage } from '@shared/contract/errors'
 
 export interface ReconcileReport {
@@ -52,6 +52,23 @@ export function existingColumns(db: Database.Database, table: string): Set<strin
     )
     .all()
   return new Set(rows.map((r) => r.name))
+}
+
+const known = new WeakMap<Database.Database, Map<string, { version: number; have: Set<string> }>>()
+/**
+ * existingColumns for a read asked once per row or per chain part (PRAGMA table_info costs ~85 us, more than the
+ * read): read again only when the file's schema changed, which moves its schema cookie whoever changed it (upstream
+ * adding v31's columns under an open home, reconcile here). The set is shared: callers only read it.
+ */
+export function currentColumns(db: Database.Database, table: string): ReadonlySet<string> {
+  const version = stmt<number>(db, 'PRAGMA main.schema_version').pluck().get()!
+  let tables = known.get(db)
+  if (!tables) known.set(db, (tables = new Map()))
+  const seen = tables.get(table)
+  if (seen?.version === version) return seen.have
+  const have = existingColumns(db, table)
+  tables.set(table, { version, have })
+  return have
 }
 
 function objectExists(db: Database.Database, type: string, name: string): boolean {

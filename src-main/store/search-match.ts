@@ -34,6 +34,11 @@ function group(rows: Row[]): Map<string, { hits: number; title: string | null }>
   return out
 }
 const chars = (s: string) => [...s].length
+/** The rows' message ids as a set, built on the first call. */
+function once(rows: Row[]): () => Set<number> {
+  let ids: Set<number> | undefined
+  return () => (ids ??= new Set(rows.map((r) => Number(r[1]))))
+}
 
 /** Text FTS5's word index cannot answer: CJK runs (no spaces between words), emoji, symbols. */
 const SUBSTRING =
@@ -180,6 +185,11 @@ export interface Matches {
   sessions: Map<string, { hits: number; title: string | null }>
   /** The ids in `sessions` that compression ended (the only ones a chain can continue past). */
   continued?: Set<string>
+  /**
+   * Every matching visible message id, where they were all read (not above COUNT_CAP index matches): made into a set
+   * only when asked (a search that meets a compression chain), not on every search.
+   */
+  matched?: () => Set<number>
   /** Which terms a fallback answered, for the user; absent when FTS5 answered everything. */
   fallback?: string
 }
@@ -240,6 +250,7 @@ export function matchRows(
   const params: string[] = []
   let ids: number[]
   let sessions: Map<string, { hits: number; title: string | null }>
+  let all: Row[] | null
   if (sources.size === 1 && (sources.has('word') || sources.has('trigram'))) {
     // One index answers the whole tree: FTS5 evaluates it with its own precedence, streaming rowids newest
     // first (the huge LIMIT keeps the subquery's order from being flattened away).
@@ -254,21 +265,22 @@ export function matchRows(
     const many = prepareOnce<number>(db, `SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`)
       .pluck()
       .get(match, COUNT_CAP + 1)!
-    sessions =
+    all =
       many > COUNT_CAP
-        ? new Map()
-        : group(rowsViaJson<Row>(db, `SELECT m.session_id AS c0, m.id AS c1 FROM ${from}`, 2, [match, ...fargs]))
+        ? null
+        : rowsViaJson<Row>(db, `SELECT m.session_id AS c0, m.id AS c1 FROM ${from}`, 2, [match, ...fargs])
+    sessions = all ? group(all) : new Map()
   } else if (!sources.has('scan')) {
     // Every term has an index (Caduceus's short index among them): ids from a compound of index lookups.
     const params: unknown[] = []
     const set = idSet(tree, src, short?.indexedTo ?? 0, params)
     const filter = messageFilter(filters, params)
-    const rows = rowsViaJson<Row>(
+    const rows = (all = rowsViaJson<Row>(
       db,
       `SELECT m.session_id AS c0, m.id AS c1 FROM messages m WHERE m.id IN (${set}) AND ${VISIBLE}${filter} ORDER BY m.id`,
       2,
       params
-    )
+    ))
     ids = rows
       .slice(-n)
       .map((r) => Number(r[1]))
@@ -278,12 +290,12 @@ export function matchRows(
     // A scan or a mixed tree: one pass over every row (complete at any size), newest page and counts together.
     const cond = condition(tree, src, params)
     const fargs: unknown[] = []
-    const rows = rowsViaJson<Row>(
+    const rows = (all = rowsViaJson<Row>(
       db,
       `SELECT m.session_id AS c0, m.id AS c1 FROM messages m WHERE ${VISIBLE} AND ${cond}${messageFilter(filters, fargs)}`,
       2,
       [...params, ...fargs]
-    )
+    ))
     ids = rows
       .slice(-n)
       .map((r) => Number(r[1]))
@@ -339,6 +351,7 @@ export function matchRows(
     ids,
     sessions,
     continued,
+    ...(all ? { matched: once(all) } : {}),
     ...(notes.length ? { fallback: `Not a word search: ${notes.join('; ')}.` } : {})
   }
 }

@@ -11,6 +11,7 @@ import type { HomeShape } from './shape'
 import { parseQuery, positiveTerms, toInstr, type Term } from './search-query'
 import { listed, matchRows, sessionConditions, type Matches, type SearchFilters } from './search-match'
 import { chainTips } from './lineage'
+import { ChainCopies } from './search-chain'
 import { foldCase } from './fold'
 import { num } from './util'
 import { errorMessage } from '@shared/contract/errors'
@@ -105,16 +106,19 @@ export function searchMessages(
   const n = Math.max(1, Math.min(200, Math.floor(Number(limit) || 50)))
   const { tree, terms } = parsed
   const problems: string[] = []
+  // The list shows each compressed segment as a row of its own with the children filter on, or for an id typed
+  // into the filter (read-list.ts): the search's results are then those rows too, not one group under the tip.
+  const ownRows = filters?.includeChildren === true || !!filters?.idPrefix
   let m: Matches = { ids: [], sessions: new Map() }
   try {
-    m = matchRows(db, shape, tree, n, filters)
+    // read as chains, a copy's hit gives way to its original's (or the reverse): a few more fill the page
+    m = matchRows(db, shape, tree, ownRows ? n : Math.min(2 * n, MAX_FETCH), filters)
   } catch (err) {
     problems.push(`index: ${errorMessage(err)}`)
   }
-  const page = m.ids
   const highlight = positiveTerms(tree)
   let hits: RawHit[] = []
-  if (page.length) {
+  if (m.ids.length) {
     const rows = stmt<
       ColumnsOf<typeof messages, 'id' | 'session_id' | 'role' | 'timestamp' | 'content' | 'tool_name' | 'tool_calls'> &
         ColumnsOf<typeof sessions, 'title'>
@@ -122,8 +126,9 @@ export function searchMessages(
       db,
       `SELECT m.id, m.session_id, m.role, m.timestamp, m.content, m.tool_name, m.tool_calls, s.title FROM messages m
         LEFT JOIN sessions s ON s.id = m.session_id WHERE m.id IN (SELECT value FROM json_each(?))`
-    ).all(JSON.stringify(page))
+    ).all(JSON.stringify(m.ids))
     const byId = new Map(rows.map((r) => [Number(r.id), r]))
+    const page = ownRows ? m.ids : oncePerChain(db, m, n, (id) => byId.get(id)?.session_id)
     hits = page.flatMap((id) => {
       const r = byId.get(id)
       if (!r) return []
@@ -167,9 +172,6 @@ export function searchMessages(
   // A broken index degrades to what the others found; only when everything failed does the user hear why.
   if (hits.length === 0 && titles.length === 0 && problems.length)
     return { hits, titles, message: `Search is unavailable here (${problems[0]})` }
-  // The list shows each compressed segment as a row of its own with the children filter on, or for an id typed
-  // into the filter (read-list.ts): the search's results are then those rows too, not one group under the tip.
-  const ownRows = filters?.includeChildren === true || !!filters?.idPrefix
   const chained = ownRows ? { hits, titles, sessions: m.sessions } : byChain(db, hits, titles, m.sessions, m.continued)
   const fallback = [...parsed.notes, ...(m.fallback ? [m.fallback] : [])].join(' ')
   // `^` is FTS5's "at the very start": an empty answer says so rather than looking like no match anywhere
@@ -184,6 +186,48 @@ export function searchMessages(
         }
       : {})
   }
+}
+
+/** The most message ids a page of hits reads (its limit is at most 200). */
+const MAX_FETCH = 400
+
+/**
+ * The newest `n` matched ids less the rows a chain's view leaves out for another row that matched too
+ * (search-chain.ts: a message and its copy in the next part give one hit, on the row the chain view shows). The
+ * matching sessions' counts lose those rows as well, where every match was read and the row's part was read here.
+ */
+function oncePerChain(
+  db: Database.Database,
+  m: Matches,
+  n: number,
+  sessionOf: (id: number) => string | undefined
+): number[] {
+  const onPage = m.ids.flatMap((id) => sessionOf(id) ?? [])
+  // every matching session where they were all counted, else those the read ids are in
+  const inPage = new Set(onPage)
+  const matches = (sessionId: string) => (m.matched ? m.sessions.has(sessionId) : inPage.has(sessionId))
+  const copies = new ChainCopies(db, onPage, matches)
+  if (!copies.any) return m.ids.slice(0, n)
+  const read = new Set(m.ids)
+  const matched = (id: number) => (m.matched ? m.matched().has(id) : read.has(id))
+  const givesWay = (id: number) => {
+    const shown = copies.shownRow(id)
+    return shown !== id && matched(shown)
+  }
+  const page: number[] = []
+  for (const id of m.ids) {
+    if (page.length === n) break
+    const sessionId = sessionOf(id)
+    if (sessionId !== undefined) copies.read(sessionId)
+    if (!givesWay(id)) page.push(id)
+  }
+  if (m.matched)
+    for (const [id, { sessionId }] of copies.leftOut) {
+      if (!matched(id) || !givesWay(id)) continue
+      const g = m.sessions.get(sessionId)
+      if (g && --g.hits <= 0) m.sessions.delete(sessionId)
+    }
+  return page
 }
 
 /**

@@ -40,7 +40,7 @@ import {
   type CompressionHandoff
 } from './compression-publish'
 import { hasIdentity, storedUids } from './message-identity'
-import { existingColumns } from './reconcile'
+import { currentColumns, existingColumns } from './reconcile'
 import { endSessionRow, reopenSessionRow, setFlag, upsertSession, writeSystemPrompt } from './session-write'
 import { writeTitle, type TitleSource } from './titles'
 import {
@@ -742,7 +742,7 @@ export class SessionStore {
    * saved (the user's, a notice) that a turn then holds in memory, so a copy of it keeps its uid.
    */
   messageUids(sessionId: string, messageId: number): ConversationMessage['identity'] {
-    return hasIdentity(existingColumns(this.db, 'messages')) ? storedUids(this.db, sessionId, messageId) : undefined
+    return hasIdentity(currentColumns(this.db, 'messages')) ? storedUids(this.db, sessionId, messageId) : undefined
   }
   resolveResumeSessionId(id: string): string {
     return resumeTip(this.db, id)

@@ -87,27 +87,37 @@ describe('v31 identity of a branch from a long or compressed API session', () =>
     }
   })
 
-  it('a session longer than one comparison read: the branch keeps the uid of every turn, read a batch at a time', async () => {
+  it('a session longer than one comparison read: the branch keeps the uid of every turn it copies, read a batch at a time', async () => {
     const stores = v31Stores()
     try {
       const store = stores.get('default')
       const sid = await derivedId(stores, 'q0')
       await store.createSession(sid, 'api_server')
-      // 2,500 messages: the comparison read holds the latest 1,000, and the older 1,500 are paired in batches
+      // 2,500 messages: the comparison read holds the latest 1,000, and the older 1,500 are paired in batches of 500
       const said = Array.from({ length: 2500 }, (_, i) => (i % 2 ? `r${(i - 1) / 2}` : `q${i / 2}`))
-      await store.appendMessages(
-        sid,
-        said.map((c) => ({ role: c.startsWith('q') ? 'user' : 'assistant', content: c }))
-      )
-      const history: Turn[] = said.map((c) => ({ role: c.startsWith('q') ? 'user' : 'assistant', content: c }))
-      const branch = await branchWhileBusy(stores, sid, history)
+      const turn = (c: string): Turn => ({ role: c.startsWith('q') ? 'user' : 'assistant', content: c })
+      await store.appendMessages(sid, said.map(turn))
+      // The client's history differs in three places before the latest 1,000: an early question edited (in the first
+      // older batch), further back a question and answer it added, and a question with its answer left out. Every
+      // other turn is the parent's.
+      const sent = said
+        .filter((c) => c !== 'q200' && c !== 'r200')
+        .flatMap((c) => (c === 'q600' ? ['q600, edited'] : c === 'r400' ? [c, 'q-extra', 'r-extra'] : [c]))
       // compared as one text each: a deep equality of 2,500 rows costs more than the branch itself
-      const lines = (id: string) => uidsOf(store, id).map((r) => r.join(' '))
+      const lines = (id: string) => uidsOf(store, id).map((r) => r.join('|'))
       const parent = lines(sid)
+      const branch = await branchWhileBusy(stores, sid, sent.map(turn))
+      // the parent's rows stay as they were: only the branch is written
+      expect(lines(sid).join('\n')).toBe(parent.join('\n'))
       const rows = lines(branch)
-      expect(rows.map((r) => r.split(' ')[1])).toEqual(said)
-      expect(new Set(parent.map((r) => r.split(' ')[2])).size).toBe(said.length)
-      expect(rows.join('\n')).toBe(parent.join('\n'))
+      expect(rows.map((r) => r.split('|')[1])).toEqual(sent)
+      expect(new Set(parent.map((r) => r.split('|')[2])).size).toBe(said.length)
+      // the edited question and the added turns are messages of the branch's own: uids of their own
+      const own = rows.filter((r) => /\|(q600, edited|q-extra|r-extra)\|/.test(r))
+      expect(own).toHaveLength(3)
+      for (const r of own) expect(parent.map((p) => p.split('|')[2])).not.toContain(r.split('|')[2])
+      const kept = parent.filter((r) => !/^user\|q(200|600)\||^assistant\|r200\|/.test(r))
+      expect(rows.filter((r) => !own.includes(r)).join('\n')).toBe(kept.join('\n'))
     } finally {
       stores.closeAll()
     }

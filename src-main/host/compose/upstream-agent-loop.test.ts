@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   splitMergedSummary,
   type MessagePage,
+  type SearchResult,
   type SessionCost,
   type SessionDetail,
   type SessionPage,
@@ -203,6 +204,47 @@ describe("a compression chain upstream's agent loop wrote, through the host", ()
       expect(parent!.slice(0, 2), key).toEqual(['question 0', 'answer 0'])
       expect(continuation, key).not.toContain('question 0')
     }
+  })
+
+  it('search finds each message of a chain once, on the row the chain view shows (a message said twice: twice)', async () => {
+    for (const [key, { tip, parts }] of Object.entries(chains.ids)) {
+      // every row the chain view shows, each part read as the transcript reads it
+      const shown: Array<{ id: number; text: string }> = []
+      for (const [i, sessionId] of parts.entries()) {
+        const next = parts[i + 1]
+        const page = await callChains<MessagePage>('sessions.messages', {
+          profile,
+          sessionId,
+          limit: 200,
+          ...(next ? { carriedBy: next } : {})
+        })
+        shown.push(...page.items.map((m) => ({ id: m.id, text: (m.content ?? '').toLowerCase() })))
+      }
+      // a copy of the parent's opening (the head), of its kept tail, a question folded into the summary, a later turn
+      for (const said of ['question 0', 'answer 1', 'answer 3', 'question 2', 'question 4', 'answer after']) {
+        const words = `${key} ${said}`
+        const result = await callChains<SearchResult>('sessions.search', { profile, query: `"${words}"`, limit: 50 })
+        const hits = result.hits.filter((h) => parts.includes(h.sessionId))
+        const want = shown.filter((m) => m.text.includes(`chain-${words}`)).map((m) => m.id)
+        expect(want.length, words).toBeGreaterThan(0)
+        expect(
+          hits.map((h) => h.messageId).sort((a, b) => a - b),
+          words
+        ).toEqual(want.sort((a, b) => a - b))
+        // one result, under the chain's tip, counting what it shows
+        expect(new Set(hits.map((h) => h.chainId ?? h.sessionId)), words).toEqual(new Set([tip]))
+        expect(
+          result.sessions?.filter((g) => parts.includes(g.sessionId)),
+          words
+        ).toEqual([expect.objectContaining({ sessionId: tip, hits: want.length })])
+      }
+    }
+    // a page of one: the copy (newer) gives way, and the original fills the page
+    const one = await callChains<SearchResult>('sessions.search', { profile, query: '"merged question 0"', limit: 1 })
+    expect(one.hits.map((h) => h.sessionId)).toEqual([chains.ids.merged.root])
+    // the standalone chain's round 1 and round 2 answers are the same text, both said: two hits
+    const twice = await callChains<SearchResult>('sessions.search', { profile, query: '"standalone answer 3"' })
+    expect(twice.hits).toHaveLength(2)
   })
 
   it('leaves the rows as upstream wrote them: its own SessionDB reads the same transcripts', () => {
