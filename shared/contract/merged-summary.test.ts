@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { mergeSummaryInto, readSummary, splitMergedSummary, summaryMessageText } from './merged-summary'
+import { mergeSummaryInto, rowSummary, splitMergedSummary, summaryMessageText } from './merged-summary'
+
+const readSummary = (text: string | null) => rowSummary('user', text)
 
 const upstreamMerged =
   '[PRIOR CONTEXT — for reference only; not a new message]\nold ask\n\n' +

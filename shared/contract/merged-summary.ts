@@ -29,8 +29,18 @@ const OLD_END =
 const UPSTREAM_HEADER = '[PRIOR CONTEXT — for reference only; not a new message]'
 const UPSTREAM_DELIMITER = '[END OF PRIOR CONTEXT — COMPACTION SUMMARY BELOW]'
 const UPSTREAM_END = '--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---'
-/** Upstream's current and earlier summaries open with one bracketed line naming the compaction, then the summary. */
-const UPSTREAM_BANNER = '[CONTEXT COMPACTION'
+/**
+ * Upstream's summaries other than the legacy marker open with one line whose bracketed head names the compaction, then
+ * the summary: its current and every earlier handoff text v21 still recognises head with the "— REFERENCE ONLY" form,
+ * an older release's with the bare one (a home it wrote keeps them), and upstream's own dashboard accepts the ASCII
+ * hyphen form too. Exact heads, so a message that merely talks about a compaction is not one.
+ */
+const UPSTREAM_BANNERS = [
+  '[CONTEXT COMPACTION — REFERENCE ONLY]',
+  '[CONTEXT COMPACTION - REFERENCE ONLY]',
+  '[CONTEXT COMPACTION]'
+] as const
+const opensWithBanner = (text: string) => UPSTREAM_BANNERS.some((b) => text.startsWith(b))
 
 /** A summary message's text: the marker, then the summary. */
 export function summaryMessageText(summary: string): string {
@@ -77,6 +87,12 @@ export function splitMergedSummary(content: string | null): { kept: string; summ
     if (summary.endsWith(`\n\n${end}`)) summary = summary.slice(0, -(end.length + 2))
     return { kept, summary }
   }
+  // An earlier upstream merged the other way round: its summary (banner first), the end line, then the kept words.
+  if (opensWithBanner(content.trimStart())) {
+    const at = content.indexOf(`\n\n${UPSTREAM_END}\n\n`)
+    const kept = at < 0 ? '' : content.slice(at + UPSTREAM_END.length + 4)
+    if (kept.trim()) return { kept, summary: content.slice(0, at).trimStart() }
+  }
   return null
 }
 
@@ -85,7 +101,7 @@ function summaryBody(text: string): string | null {
   const t = text.trimStart()
   let body: string
   if (t.startsWith(SUMMARY_MARKER)) body = t.slice(SUMMARY_MARKER.length)
-  else if (t.startsWith(UPSTREAM_BANNER) || t.startsWith(OLD_TITLE)) {
+  else if (opensWithBanner(t) || t.startsWith(OLD_TITLE)) {
     // the opening is one line; an upstream summary that is only its opening holds nothing
     const nl = t.indexOf('\n')
     body = nl < 0 ? '' : t.slice(nl + 1)
@@ -97,12 +113,28 @@ function summaryBody(text: string): string | null {
 
 /**
  * A message's text read as a compression summary, whoever wrote it: the summary, and the kept message's own words
- * when the summary was merged into one (null for a summary of its own); null when the text is not a summary.
+ * when the summary was merged into one (null for a summary of its own); null when the text is not a summary. Only the
+ * exact openings the two programs write count (Caduceus's marker and earlier title, upstream's banners and legacy
+ * marker, the merged layouts): words a user types about "the earlier conversation" are that user's words.
  */
-export function readSummary(content: string | null | undefined): { summary: string; kept: string | null } | null {
+function readSummary(content: string | null | undefined): { summary: string; kept: string | null } | null {
   if (!content) return null
   const merged = splitMergedSummary(content)
   if (merged) return { kept: merged.kept, summary: summaryBody(merged.summary) ?? merged.summary.trim() }
   const summary = summaryBody(content)
   return summary === null ? null : { summary, kept: null }
+}
+
+/**
+ * A stored row read as a compression summary: the one rule every reading of a session shares — the transcript's fold
+ * (notice-rows.ts), `sessions show` and the exports, turn grouping, the chain view's head copies (chain-carried.ts) and
+ * a later compression's transcript. Both programs write a summary as a user or assistant message (upstream picks the
+ * role that keeps the turns alternating; Caduceus's is a user one, or merged), so a tool result or any other row that
+ * happens to open with a marker is what its role says it is.
+ */
+export function rowSummary(
+  role: string,
+  content: string | null | undefined
+): { summary: string; kept: string | null } | null {
+  return role === 'user' || role === 'assistant' ? readSummary(content) : null
 }

@@ -5,7 +5,7 @@
  * store and in JSONL (upstream's shape); only their reading changes.
  */
 import { parseDelegationNotice, type DelegationNotice } from './delegation-notice'
-import { splitMergedSummary } from './merged-summary'
+import { rowSummary, splitMergedSummary } from './merged-summary'
 import { parseProcessNotice, type ProcessNotice } from './process-notice'
 import { parseStoppedTurn, stoppedTurnText, type StoppedTurn } from './stopped-turn'
 
@@ -37,16 +37,11 @@ export type RowKind =
 const RESUMED_NOTE = '[System note: Your previous turn was interrupted mid-run'
 
 /**
- * A summary as its own row: it opens with a compaction banner or marker (Caduceus's, upstream's current and legacy
- * ones). A summary merged into a kept message is that message (merged-summary.ts), not this.
+ * A summary as its own row: what merged-summary.ts's rowSummary reads as a summary with no kept message — the rule the
+ * chain view and a later compression read rows by too, so the transcript folds exactly the rows they take for
+ * summaries. A summary merged into a kept message is that message (mergedSummaryOf), not this.
  */
-export const isCompactionSummary = (role: string, content: string | null) =>
-  (role === 'system' || role === 'user') &&
-  !!content &&
-  /^\s*\[?(context (compaction|summary)|summary of (the )?(earlier|previous) conversation|compacted context)/i.test(
-    content
-  ) &&
-  !splitMergedSummary(content)
+export const isCompactionSummary = (role: string, content: string | null) => rowSummary(role, content)?.kept === null
 
 /**
  * A compression summary merged into a kept message (merged-summary.ts): the message's own words and the summary. The

@@ -19,7 +19,7 @@ import type { AgentMemory, AgentStore, CompressionConfig } from './types'
 import type { NewMessage } from '../store'
 import { errorMessage } from '@shared/contract/errors'
 import { readRetrying } from '../store'
-import { mergeSummaryInto, mergedSummaryHead, readSummary, summaryMessageText } from '@shared/contract/merged-summary'
+import { mergeSummaryInto, mergedSummaryHead, rowSummary, summaryMessageText } from '@shared/contract/merged-summary'
 
 export interface CompressionHost {
   sessionId: string
@@ -275,7 +275,7 @@ function transcript(messages: AgentMessage[]): string {
     .map((m) => {
       // An earlier compression's summary (Caduceus's or upstream's), alone or merged into a kept message: folded in
       // as a summary, never as something the user or the assistant said.
-      const earlier = m.role === 'tool' ? null : readSummary(m.content)
+      const earlier = rowSummary(m.role, m.content)
       const told = earlier ? `[earlier summary]: ${clip(earlier.summary, 16000)}` : ''
       if (earlier?.kept === null) return told
       if (m.role === 'tool') return `[tool ${m.name ?? ''} result]: ${clip(m.content ?? '', 2000)}`

@@ -13,7 +13,7 @@
  * with one original at most, and a row that has no copy is never left out.
  */
 import type Database from 'better-sqlite3'
-import { readSummary, splitMergedSummary } from '@shared/contract'
+import { rowSummary, splitMergedSummary } from '@shared/contract'
 import { stmt, type ColumnsOf } from './stmt-cache'
 import { currentColumns } from './reconcile'
 import { kindOf, lineageRow } from './lineage'
@@ -217,11 +217,14 @@ const pairs = (parent: Row[], child: Row[], r: { at: number; from: number; n: nu
 const HEAD = LEAD
 
 /** The rows a transcript shows of a session, oldest first, as a head copy is compared: no bookkeeping rows. */
-const openingOf = (db: Database.Database, sessionId: string): Array<Row & ColumnsOf<typeof messages, 'content'>> => {
+const openingOf = (
+  db: Database.Database,
+  sessionId: string
+): Array<Row & ColumnsOf<typeof messages, 'role' | 'content'>> => {
   const { uid, live } = columnsOf(db)
-  return stmt<Row & ColumnsOf<typeof messages, 'content'>>(
+  return stmt<Row & ColumnsOf<typeof messages, 'role' | 'content'>>(
     db,
-    `SELECT id, timestamp, ${uid} AS uid, content FROM messages WHERE session_id = ?${live}
+    `SELECT id, timestamp, ${uid} AS uid, role, content FROM messages WHERE session_id = ?${live}
       AND role IN ('user', 'assistant', 'tool') ORDER BY id LIMIT ${HEAD}`
   ).all(sessionId)
 }
@@ -252,7 +255,8 @@ export function openingCopyPairs(db: Database.Database, childId: string): CopyPa
     const a = parent[n]!
     const b = child[n]!
     // a summary is never a head copy: a later part of a chain opens with its own, which may read like its parent's
-    if (readSummary(b.content) !== null) break
+    // (read by the rule the transcript folds by: merged-summary.ts rowSummary)
+    if (rowSummary(b.role, b.content) !== null) break
     if (a.uid && b.uid ? a.uid !== b.uid : !alikeCopy(db, a.id, b.id)) break
     n++
   }

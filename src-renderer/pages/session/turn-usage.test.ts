@@ -69,6 +69,21 @@ describe('summarizeTurns', () => {
     expect(sums.get(4)!.tokens!.input).toBe(30)
   })
 
+  it('a summary upstream gave the assistant role is no turn’s reply; a user’s lookalike opens a turn', () => {
+    const sums = transcript([
+      message(1, 's1', { role: 'user' }),
+      message(2, 's1', { role: 'assistant', usage: usage(10, 0, 1, 0, 0.001) }),
+      message(3, 's1', { role: 'user', content: 'q' }),
+      message(4, 's1', { role: 'assistant', content: '[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns …\nS' }),
+      message(5, 's1', { role: 'user', content: 'next' }),
+      message(6, 's1', { role: 'assistant', usage: usage(20, 0, 2, 0, 0.002) }),
+      message(7, 's1', { role: 'user', content: 'Summary of the earlier conversation: Lisbon. Which hotel?' }),
+      message(8, 's1', { role: 'assistant', usage: usage(30, 0, 3, 0, 0.003) })
+    ])
+    expect([...sums.keys()]).toEqual([2, 6, 8])
+    expect(sums.get(8)!.tokens!.input).toBe(30)
+  })
+
   it('a summary merged into a kept user message still opens that message’s turn', () => {
     const sums = transcript([
       message(1, 's1', { role: 'user' }),

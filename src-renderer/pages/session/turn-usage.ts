@@ -35,8 +35,6 @@ export interface TurnSummary {
   tools: ToolSpan[]
 }
 
-const opensTurn = (m: Message) => m.role === 'user' && !isCompactionSummary(m.role, m.content)
-
 /** One summary per turn that has an assistant message loaded, keyed by that turn's last assistant message id. */
 export function summarizeTurns(
   ids: number[],
@@ -75,8 +73,9 @@ export function summarizeTurns(
   }
   for (const id of ids) {
     const m = byId[id]
-    if (!m) continue
-    if (opensTurn(m)) {
+    // a compression summary, whichever role its writer gave it, is nobody's turn and no turn's reply
+    if (!m || isCompactionSummary(m.role, m.content)) continue
+    if (m.role === 'user') {
       flush()
       cur = { msgs: [] }
     }
