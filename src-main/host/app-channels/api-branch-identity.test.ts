@@ -50,42 +50,49 @@ async function branchWhileBusy(stores: StoreRegistry, busy: string, history: Tur
 }
 
 describe('v31 identity of a branch from a long or compressed API session', () => {
-  it('a compressed session: the branch keeps the uid of every message it copies, read from the chain', async () => {
-    const stores = v31Stores()
-    try {
-      const store = stores.get('default')
-      const root = await derivedId(stores, 'u1')
-      await store.createSession(root, 'api_server')
-      await store.appendMessages(root, [
-        { role: 'user', content: 'u1' },
-        { role: 'assistant', content: 'a1' },
-        { role: 'user', content: 'u2' },
-        { role: 'assistant', content: 'a2' }
-      ])
-      const parent = store.getMessagesAsConversation(root)
-      // compression: the continuation holds the summary, copies of the last kept turn (their identity kept), then more
-      await store.endSession(root, 'compression')
-      const tip = `${root}-c`
-      await store.createSession(tip, 'api_server', { parentSessionId: root })
-      await store.appendMessages(tip, [
-        { role: 'user', content: '[summary of u1/a1]', displayKind: 'compression_summary' },
-        { role: 'user', content: 'u2', identity: parent[2]!.identity },
-        { role: 'assistant', content: 'a2', identity: parent[3]!.identity },
-        { role: 'user', content: 'u3' },
-        { role: 'assistant', content: 'a3' }
-      ])
-      expect(store.resolveResumeSessionId(root)).toBe(tip)
-      const history: Turn[] = ['u1', 'a1', 'u2', 'a2', 'u3', 'a3'].map((c) => ({
-        role: c.startsWith('u') ? 'user' : 'assistant',
-        content: c
-      }))
-      const branch = await branchWhileBusy(stores, root, history)
-      const carried = uidsOf(store, tip).slice(1)
-      expect(uidsOf(store, branch)).toEqual([...uidsOf(store, root).slice(0, 2), ...carried])
-    } finally {
-      stores.closeAll()
+  // the summary as Caduceus writes it (marked by its display kind), and as upstream does (known by its opening alone)
+  it.each([
+    ['Caduceus', { role: 'user', content: '[summary of u1/a1]', displayKind: 'compression_summary' }],
+    ['upstream', { role: 'user', content: '[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns …\nu1/a1' }]
+  ] as const)(
+    'a session %s compressed: the branch keeps the uid of every message it copies, read from the chain',
+    async (_, summary) => {
+      const stores = v31Stores()
+      try {
+        const store = stores.get('default')
+        const root = await derivedId(stores, 'u1')
+        await store.createSession(root, 'api_server')
+        await store.appendMessages(root, [
+          { role: 'user', content: 'u1' },
+          { role: 'assistant', content: 'a1' },
+          { role: 'user', content: 'u2' },
+          { role: 'assistant', content: 'a2' }
+        ])
+        const parent = store.getMessagesAsConversation(root)
+        // compression: the continuation holds the summary, copies of the last kept turn (their identity kept), then more
+        await store.endSession(root, 'compression')
+        const tip = `${root}-c`
+        await store.createSession(tip, 'api_server', { parentSessionId: root })
+        await store.appendMessages(tip, [
+          summary,
+          { role: 'user', content: 'u2', identity: parent[2]!.identity },
+          { role: 'assistant', content: 'a2', identity: parent[3]!.identity },
+          { role: 'user', content: 'u3' },
+          { role: 'assistant', content: 'a3' }
+        ])
+        expect(store.resolveResumeSessionId(root)).toBe(tip)
+        const history: Turn[] = ['u1', 'a1', 'u2', 'a2', 'u3', 'a3'].map((c) => ({
+          role: c.startsWith('u') ? 'user' : 'assistant',
+          content: c
+        }))
+        const branch = await branchWhileBusy(stores, root, history)
+        const carried = uidsOf(store, tip).slice(1)
+        expect(uidsOf(store, branch)).toEqual([...uidsOf(store, root).slice(0, 2), ...carried])
+      } finally {
+        stores.closeAll()
+      }
     }
-  })
+  )
 
   it('a session longer than one comparison read: the branch keeps the uid of every turn it copies, read a batch at a time', async () => {
     const stores = v31Stores()

@@ -3,6 +3,7 @@
  * through the profile's SessionStore, since channels/ cannot import store/).
  */
 import { storedPartsText } from '@shared/contract'
+import { isCompactionSummary } from '@shared/contract/notice-rows'
 import type { ConversationSessions, StoredTurn } from '../../channels'
 import type { Services } from '../services'
 import { readRetrying, type NewMessage, type SessionStore } from '../../store'
@@ -81,8 +82,8 @@ function storedTurns(items: Items): StoredTurn[] {
   for (const m of items) {
     // the agent's own "go on" between the parts of a continued reply: the client saw one assistant message
     if (m.role === 'user' && m.displayKind === 'continuation_notice') continue
-    // a compression's summary: the model's, never the client's
-    if (m.displayKind === 'compression_summary') continue
+    // a compression's summary, Caduceus's (marked) or upstream's (known by its opening): the model's, never the client's
+    if (m.displayKind === 'compression_summary' || isCompactionSummary(m.role, m.content)) continue
     if (m.role === 'user')
       turns.push({ role: 'user', content: m.content ?? '', id: m.id, rows: [m.id], at: m.timestamp })
     else if (m.role === 'assistant' && m.content) {
