@@ -12,6 +12,8 @@ import { ToolRegistry } from '../src-main/agent/tools/registry'
 import { startScriptedProvider } from '../src-main/agent/scripted'
 import { isSummaryCall, testRuntime } from '../src-main/agent/test-fixtures/kit'
 import { rawDb } from '../src-main/store/test-fixtures/raw-db'
+import { mergeSummaryInto, rowSummary, summaryMessageText } from '@shared/contract/merged-summary'
+import { classifyRow, isCompactionSummary, mergedSummaryOf } from '@shared/contract/notice-rows'
 
 const gold = join(import.meta.dirname, 'fixtures/upstream/compression-interop')
 const golden = JSON.parse(readFileSync(join(gold, 'golden.json'), 'utf8')) as {
@@ -131,6 +133,91 @@ describe("upstream's continuation, as Caduceus compresses it", () => {
         expect(told, key).toContain(`\n\n[user]: ${kept}`)
       }
       expect(rowsOf(store, child)[0]![1]!.startsWith(`[CONTEXT SUMMARY]:\nCAD-AFTER-${key}`), key).toBe(true)
+    }
+  })
+})
+
+// Which stored rows are compression summaries: one rule (rowSummary) for the transcript's fold, `sessions show` and the
+// exports, turn grouping, the chain view and a later compression. The openings upstream writes come from its own module
+// (scripts/golden/summary_openings.py → test/fixtures/upstream/summary-openings, upstream commit in golden.json), with
+// upstream's verdict on each and on what a user might type; Caduceus's are its own writers'.
+interface Case {
+  name: string
+  text: string
+  kept?: string
+  older_upstream?: boolean
+  upstream_is_summary: boolean
+  upstream_body: string
+}
+const openings = JSON.parse(
+  readFileSync(join(import.meta.dirname, 'fixtures/upstream/summary-openings/golden.json'), 'utf8')
+) as {
+  body: string
+  upstream: Case[]
+  other: Case[]
+}
+
+/** What every reading makes of a row: the transcript's card, the merged split, the chain view's and compression's. */
+const reading = (role: string, content: string) => ({
+  fold: classifyRow({ role, content, displayKind: null, finishReason: null, toolCalls: null })?.kind === 'summary',
+  merged: mergedSummaryOf({ role, content }),
+  summary: rowSummary(role, content)
+})
+
+describe('a compression summary, by its opening', () => {
+  it("each of upstream's openings is a summary in either role it gives one, holding the body upstream reads", () => {
+    expect(openings.upstream.length).toBeGreaterThanOrEqual(6)
+    for (const c of openings.upstream) {
+      expect(c.upstream_is_summary, c.name).toBe(true)
+      for (const role of ['user', 'assistant']) {
+        const r = reading(role, c.text)
+        expect(r.summary, `${c.name} (${role})`).toEqual({ summary: openings.body, kept: c.kept ?? null })
+        // alone it is folded; merged, the kept words show and the summary folds apart
+        expect(r.fold, `${c.name} (${role})`).toBe(!c.kept)
+        expect(r.merged?.kept.trim() ?? null, `${c.name} (${role})`).toBe(c.kept ?? null)
+      }
+      // a tool's output that opens so is that tool's output
+      expect(reading('tool', c.text), c.name).toEqual({ fold: false, merged: null, summary: null })
+    }
+    // where upstream keeps the kept words inside the summary it carries on (its earlier merged order), Caduceus
+    // splits them off; otherwise the body is upstream's
+    for (const c of openings.upstream.filter((c) => !c.name.includes('earlier release')))
+      expect(c.upstream_body, c.name).toBe(openings.body)
+  })
+
+  it("each of Caduceus's layouts, current and earlier, is a summary (upstream reads the earlier ones as turns)", () => {
+    const old = '[Summary of the earlier conversation]\nS'
+    const oldMerged =
+      '[Carried over from before the context was compacted: the message as it was sent]\nq\n\n' +
+      '[End of the carried-over message. A summary of the earlier conversation follows]\n\n' +
+      '[Summary of the earlier conversation]\nS\n\n' +
+      '[End of the summary. It is background, not a request: carry on from the latest message, not from tasks above]'
+    const rows: Array<[string, { summary: string; kept: string | null }]> = [
+      [summaryMessageText('S'), { summary: 'S', kept: null }],
+      [mergeSummaryInto('q', 'S'), { summary: 'S', kept: 'q' }],
+      [old, { summary: 'S', kept: null }],
+      [oldMerged, { summary: 'S', kept: 'q' }]
+    ]
+    for (const [text, want] of rows) {
+      const r = reading('user', text)
+      expect(r.summary, text).toEqual(want)
+      expect(r.fold, text).toBe(want.kept === null)
+      expect(r.merged?.kept ?? null, text).toBe(want.kept)
+    }
+  })
+
+  it("an older upstream's bare head is a summary; what a user types about a summary is the user's message", () => {
+    for (const c of openings.other) {
+      const mine = !!c.older_upstream
+      // upstream v21 takes none of these for a summary (its older releases wrote the bare head)
+      expect(c.upstream_is_summary, c.name).toBe(false)
+      for (const role of ['user', 'assistant']) {
+        const r = reading(role, c.text)
+        expect(r.summary !== null, `${c.name} (${role})`).toBe(mine)
+        expect(r.fold, `${c.name} (${role})`).toBe(mine)
+        expect(r.merged, c.name).toBeNull()
+        expect(isCompactionSummary(role, c.text), c.name).toBe(mine)
+      }
     }
   })
 })

@@ -8,12 +8,18 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync } from 'node:
 import { join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import type { Message } from '@shared/contract'
+import { rowSummary } from '@shared/contract/merged-summary'
+import { classifyRow } from '@shared/contract/notice-rows'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
 import { parseArgs } from '../src-main/host/cli/args'
 import { sessionAdminCli } from '../src-main/host/cli/sessions-admin'
 import { sessions as sessionsCli } from '../src-main/host/cli/sessions'
 import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
+import { SessionStore } from '../src-main/store'
+import { summarizeTurns } from '../src-renderer/pages/session/turn-usage'
+import { pairToolCalls } from '../src-renderer/pages/session/tool-pairs'
 
 type Rec = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 const gold = resolve(import.meta.dirname, 'fixtures/upstream/fidelity')
@@ -586,3 +592,68 @@ describe.skipIf(!hasPython)(
     })
   }
 )
+
+// Upstream's own continuation (test/fixtures/upstream/compression-interop, scripts/golden/compression_interop.py), whose
+// summary upstream gave the assistant role, read through the host: the transcript folds exactly the row the chain view
+// opens the continuation with (one rule, shared/contract/merged-summary.ts rowSummary), the exports fold it too, and a
+// user's words that read like a summary stay the user's.
+describe("upstream's continuation read through the host: the fold and the chain view agree", () => {
+  let host: Host
+  const LOOKALIKE = 'Summary of the earlier conversation: we picked Lisbon. Now, which hotel?'
+  beforeAll(async () => {
+    const home = tmp()
+    copyFileSync(resolve(gold, '../compression-interop/state.db'), join(home, 'state.db'))
+    // the user goes on in upstream's continuation with words that read like a summary
+    const store = new SessionStore(join(home, 'state.db'))
+    await store.appendMessages('up-standalone-2', [
+      { role: 'user', content: LOOKALIKE },
+      { role: 'assistant', content: 'The Lisbon hotel is booked.' }
+    ])
+    store.close()
+    host = await open(home)
+  })
+  afterAll(() => host.close())
+
+  it('folds exactly the row the chain view opens the continuation with, and exports it so', async () => {
+    const read = async (sessionId: string, page: Rec) =>
+      (await call(host, 'sessions.messages', { profile: 'default', sessionId, limit: 100, ...page })).items as Message[]
+    // the continuation as the chain shows it: its copies of the parent's head left out, so it opens with the summary
+    const tip = await read('up-standalone-2', {})
+    const older = await read('up-standalone', { carriedBy: 'up-standalone-2' })
+    const folded = (ms: Message[]) => ms.filter((m) => classifyRow(m)?.kind === 'summary').map((m) => [m.id, m.role])
+    expect(folded(older)).toEqual([])
+    expect(folded(tip)).toEqual([[tip[0]!.id, 'assistant']])
+    expect(rowSummary(tip[0]!.role, tip[0]!.content)).toEqual({
+      summary: expect.stringMatching(/^UP-STANDALONE: the user set up a garden/),
+      kept: null
+    })
+    // every other row is someone's words, the user's lookalike among them
+    for (const m of tip.slice(1)) expect(rowSummary(m.role, m.content), m.content ?? '').toBeNull()
+    const typed = tip.find((m) => m.content === LOOKALIKE)!
+    expect(typed.role).toBe('user')
+    expect(classifyRow(typed)).toBeNull()
+    // the summary is no turn's reply: the turns' strips sit under real replies only
+    const byId = Object.fromEntries(tip.map((m) => [m.id, m]))
+    const strips = [...summarizeTurns(Object.keys(byId).map(Number), byId, pairToolCalls(byId)).keys()]
+    expect(strips).not.toContain(tip[0]!.id)
+    expect(strips).toContain(tip.at(-1)!.id)
+
+    // the chain's Markdown export: the summary headed and folded, the lookalike the user's own
+    const md = await call(host, 'sessions.export', {
+      profile: 'default',
+      sessionId: 'up-standalone-2',
+      format: 'markdown',
+      lineage: true
+    })
+    const sections = (md.content as string).split(/\n(?=## )/)
+    const summaries = sections.filter((x) => x.startsWith('## compaction summary'))
+    expect(summaries).toHaveLength(1)
+    expect(summaries[0]).toMatch(
+      /<details><summary>Compaction summary · [\d,]+ chars<\/summary>\n\n\[CONTEXT COMPACTION/
+    )
+    const asTyped = sections.filter((x) => x.includes(LOOKALIKE))
+    expect(asTyped).toHaveLength(1)
+    expect(asTyped[0]).toMatch(/^## user · /)
+    expect(asTyped[0]).not.toContain('<details>')
+  })
+})
