@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { splitMergedSummary } from '@shared/contract'
 import { SessionStore } from './session-store'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+import { rawDb } from './test-fixtures/raw-db'
 
 afterAll(cleanupTempDirs)
 
@@ -159,10 +160,7 @@ describe('a continuation upstream wrote on a home without uids (its copies at th
           .map((t) => t.split(' lorem')[0])
       // the continuation carries question 4 on; merged, upstream folded question 4 into its summary row (no mark says
       // so on v21 but the row's layout), and that row is where it shows
-      for (const [parent, child, lastKept, head] of [
-        ['up-standalone', 'up-standalone-2', 'UP-STANDALONE answer 3', 3],
-        ['up-merged', 'up-merged-2', 'UP-MERGED answer 3', 2]
-      ] as const) {
+      const check = (parent: string, child: string, lastKept: string, head: number) => {
         const all = texts(parent)
         expect(all).toHaveLength(16)
         const kept = texts(parent, child)
@@ -179,6 +177,21 @@ describe('a continuation upstream wrote on a home without uids (its copies at th
         const chain = [...kept, ...rest].filter((t) => t.startsWith('UP-'))
         expect(new Set(chain).size).toBe(chain.length)
       }
+      check('up-standalone', 'up-standalone-2', 'UP-STANDALONE answer 3', 3)
+      check('up-merged', 'up-merged-2', 'UP-MERGED answer 3', 2)
+      // the same row as an earlier upstream merged it, the other way round: the summary (its banner first) and its end
+      // line, then the kept question; still that question, shown once, where the conversation goes on
+      const db = rawDb(store)
+      const row = db
+        .prepare<[], { id: number; content: string }>(
+          "SELECT id, content FROM messages WHERE session_id = 'up-merged-2' AND content LIKE '[PRIOR CONTEXT%'"
+        )
+        .get()!
+      const { kept, summary } = splitMergedSummary(row.content)!
+      const end = '--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---'
+      db.prepare('UPDATE main.messages SET content = ? WHERE id = ?').run(`${summary}\n\n${end}\n\n${kept}`, row.id)
+      expect(splitMergedSummary(`${summary}\n\n${end}\n\n${kept}`)).toEqual({ kept, summary })
+      check('up-merged', 'up-merged-2', 'UP-MERGED answer 3', 2)
     } finally {
       store.close()
     }

@@ -111,7 +111,7 @@ const alikeInParent = (db: Database.Database, parentId: string, childRow: number
 
 /**
  * The parent rows an upstream merged row (its summary folded into the first kept message, the text laid out as
- * merged-summary.ts reads it) is the copy of: alike in role and tool fields, the kept text theirs (both without the
+ * merged-summary.ts reads it: v21's framed kept message first, or an earlier release's summary first) is the copy of: alike in role and tool fields, the kept text theirs (both without the
  * whitespace around them), and not later than it. Empty for any other row. Upstream v21 marks the row no other way,
  * and its copy is written at its own time, so this is how a question folded into the summary is known for the
  * message it was: it then shows once, where the conversation goes on (in the continuation, the summary folded).
@@ -119,7 +119,7 @@ const alikeInParent = (db: Database.Database, parentId: string, childRow: number
 function keptInParent(db: Database.Database, parentId: string, childRow: number): number[] {
   const row = stmt<{ content: string | null; role: string }>(
     db,
-    `SELECT content, role FROM messages WHERE id = ? AND content LIKE '[PRIOR CONTEXT%'`
+    `SELECT content, role FROM messages WHERE id = ? AND (content LIKE '[PRIOR CONTEXT%' OR content LIKE '[CONTEXT COMPACTION%')`
   ).get(childRow)
   const kept = row ? splitMergedSummary(row.content)?.kept.trim() : undefined
   if (!kept) return []
