@@ -119,6 +119,8 @@ test("upstream's tool results render by kind, each inside its call", async ({ pa
   await expect(persisted.getByTestId('terminal-output')).toContainText('row 000001: xxxx')
   await expect(persisted.getByTestId('terminal-output')).not.toContainText('\\n')
 
+  // axe judges a link's colour against the text around it only where it can see it: the search results in view
+  await web.scrollIntoViewIfNeeded()
   for (const theme of ['light', 'dark'] as const) {
     await page.evaluate((t) => document.documentElement.setAttribute('data-theme', t), theme)
     expect(await axeViolations(page), theme).toEqual([])
