@@ -1,6 +1,6 @@
 import { expect, type Locator } from '@playwright/test'
 import { test } from '../fixtures/tool-home-host'
-import { axeViolations } from '../fixtures/axe'
+import { axeViolations, smallTargets } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage } from '../page-models/session-page'
 
@@ -125,6 +125,8 @@ test("upstream's tool results render by kind, each inside its call", async ({ pa
     await page.evaluate((t) => document.documentElement.setAttribute('data-theme', t), theme)
     expect(await axeViolations(page), theme).toEqual([])
   }
+  // every control's own box, the result links included, is 24 px tall at least (a11y.spec says why)
+  expect(await smallTargets(page)).toEqual([])
 })
 
 test("upstream's other tools read as what happened, never as a JSON dump; parallel and lost calls kept", async ({
