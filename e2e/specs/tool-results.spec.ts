@@ -1,6 +1,6 @@
 import { expect, type Locator } from '@playwright/test'
 import { test } from '../fixtures/tool-home-host'
-import { axeViolations } from '../fixtures/axe'
+import { axeViolations, smallTargets } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage } from '../page-models/session-page'
 
@@ -119,10 +119,14 @@ test("upstream's tool results render by kind, each inside its call", async ({ pa
   await expect(persisted.getByTestId('terminal-output')).toContainText('row 000001: xxxx')
   await expect(persisted.getByTestId('terminal-output')).not.toContainText('\\n')
 
+  // axe judges a link's colour against the text around it only where it can see it: the search results in view
+  await web.scrollIntoViewIfNeeded()
   for (const theme of ['light', 'dark'] as const) {
     await page.evaluate((t) => document.documentElement.setAttribute('data-theme', t), theme)
     expect(await axeViolations(page), theme).toEqual([])
   }
+  // every control's own box, the result links included, is 24 px tall at least (a11y.spec says why)
+  expect(await smallTargets(page)).toEqual([])
 })
 
 test("upstream's other tools read as what happened, never as a JSON dump; parallel and lost calls kept", async ({

@@ -31,6 +31,9 @@ test.describe('search', () => {
     await expect(page.getByTestId('search-summary')).toHaveText(
       /^\d+ matching messages? in \d+ sessions? · 1 more session with a matching title$/
     )
+    // a session with one tool call says "1 tool call" in its details (the row's hint too), not "1 tool calls"
+    await new SessionPage(page).open('work', '20251204_101010_ap1ap1')
+    await expect(page.getByTestId('meta-messages')).toHaveText('4 · 1 tool call')
   })
 })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { countdown, formatCount, formatMoney, moneyQualifier, moneyStatusLabel, relativeTime } from './format'
+import { countOf, countdown, formatCount, formatMoney, moneyQualifier, moneyStatusLabel, relativeTime } from './format'
 
 describe('money formatting', () => {
   it('never shows unpriced usage as $0', () => {
@@ -35,5 +35,13 @@ describe('time and counts', () => {
     expect(formatCount(999)).toBe('999')
     expect(formatCount(1500)).toBe('1.5k')
     expect(formatCount(2_500_000)).toBe('2.5M')
+  })
+})
+
+describe('counts', () => {
+  it('say one thing in the singular and any other number in the plural', () => {
+    expect(countOf(1, 'tool call')).toBe('1 tool call')
+    expect(countOf(0, 'tool call')).toBe('0 tool calls')
+    expect(countOf(12, 'message')).toBe('12 messages')
   })
 })

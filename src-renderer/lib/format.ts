@@ -89,6 +89,11 @@ export function formatCount(n: number | null | undefined): string {
   return `${(n / 1_000_000).toFixed(1)}M`
 }
 
+/** A count with its noun as a person says it: "1 tool call", "2 tool calls", "0 messages". */
+export function countOf(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`
+}
+
 export function totalTokens(t: Tokens): number {
   return t.input + t.output + t.cacheRead + t.cacheWrite
 }

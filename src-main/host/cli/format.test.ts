@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { SessionStore } from '../../store'
-import { formatSessionList } from './format'
+import { formatSessionList, formatSessionShow } from './format'
 
 it('lists a session whose last message is dated past year 275760', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cad-cli-format-'))
@@ -22,6 +22,29 @@ it('lists a session whose last message is dated past year 275760', async () => {
     const text = formatSessionList(store.listSessions({ limit: 10 }).items)
     expect(text).toMatch(/^10000000000000 {2}default +far /m)
     expect(text).toMatch(/^2023-11-14 22:13 {2}default +near /m)
+  } finally {
+    store.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+// upstream's own list prints no cost; ours says what the app says. A session that used no tokens cost nothing
+// known ("—", as in the app), never "$0.0000", and one message is "1 message".
+it('prints a session without usage as "—" and one message in the singular', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cad-cli-format-'))
+  const store = new SessionStore(join(dir, 'state.db'), { profile: 'default' })
+  try {
+    const line = JSON.stringify({
+      id: 'one',
+      source: 'cli',
+      started_at: 1700000000,
+      messages: [{ role: 'user', content: 'hello', timestamp: 1700000001 }]
+    })
+    await store.importJsonl(line, 10)
+    const list = formatSessionList(store.listSessions({ limit: 10 }).items)
+    expect(list).toMatch(/ one +1 msg +— +hello$/)
+    const show = formatSessionShow(store.getSessionDetail('one')!, [])
+    expect(show.split('\n')[1]).toBe('source cli · model ? · 1 message · —')
   } finally {
     store.close()
     rmSync(dir, { recursive: true, force: true })

@@ -9,15 +9,22 @@ const when = (epochSeconds: number) =>
   Math.abs(epochSeconds * 1000) <= 8.64e15
     ? new Date(epochSeconds * 1000).toISOString().replace('T', ' ').slice(0, 16)
     : String(epochSeconds)
+/** As the app says it: no usage at all is "—" (not a cost of $0), a price no one knows is "unpriced". */
 const money = (s: SessionSummary) =>
-  s.cost.usd === null ? 'unpriced' : `$${s.cost.usd.toFixed(4)}${s.cost.complete ? '' : '*'}`
+  s.cost.status === 'none' && !s.cost.usd
+    ? '—'
+    : s.cost.usd === null
+      ? 'unpriced'
+      : `$${s.cost.usd.toFixed(4)}${s.cost.complete ? '' : '*'}`
+/** "1 message", "2 messages" (the list's column says "1 msg " beside "2 msgs", keeping its width). */
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`
 
 export function formatSessionList(items: SessionSummary[]): string {
   if (!items.length) return '(no sessions)'
   return items
     .map(
       (s) =>
-        `${when(s.lastActiveAt)}  ${s.profile.padEnd(10)} ${s.id.padEnd(32)} ${String(s.messageCount).padStart(5)} msgs  ${money(s).padStart(10)}  ${(s.title ?? s.preview ?? '').slice(0, 60)}`
+        `${when(s.lastActiveAt)}  ${s.profile.padEnd(10)} ${s.id.padEnd(32)} ${String(s.messageCount).padStart(5)} ${s.messageCount === 1 ? 'msg ' : 'msgs'}  ${money(s).padStart(10)}  ${(s.title ?? s.preview ?? '').slice(0, 60)}`
     )
     .join('\n')
 }
@@ -56,7 +63,7 @@ export function formatSessionShow(detail: SessionDetail, messages: Message[]): s
   const s = detail.summary
   const head = [
     `${s.title ?? '(untitled)'} — ${s.id} [${s.profile}]`,
-    `source ${s.source} · model ${s.model ?? '?'} · ${s.messageCount} messages · ${money(s)}`
+    `source ${s.source} · model ${s.model ?? '?'} · ${plural(s.messageCount, 'message')} · ${money(s)}`
   ]
   // upstream stores each result as its own row naming its call: the result prints under the call, read as text
   const pairs = pairResults(messages)

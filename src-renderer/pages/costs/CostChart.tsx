@@ -4,7 +4,7 @@ import { chartRows, setCostDay, setCostRange } from '../../stores/costs'
 import { bucketEnd, bucketLabel, type Bucket } from '../../lib/buckets'
 import { formatUsd } from '../../lib/format'
 import { setScope } from '../../stores/app'
-import { axisUsd, dayAxis, tooltipStyle, valueAxis } from './chart-style'
+import { axisUsd, dayAxis, tooltipStyle, unpricedNote, valueAxis } from './chart-style'
 
 const COLORS = ['var(--c1)', 'var(--c2)', 'var(--c3)', 'var(--c4)', 'var(--c5)', 'var(--c6)']
 
@@ -66,8 +66,7 @@ export function CostChart({ summary, bucket = 'day' }: { summary: CostSummary; b
       {unpricedDays.length > 0 && (
         <p className="muted small chart-note" data-testid="costs-unpriced-days">
           <span className="badge badge-warn money-q">unpriced</span>
-          {unpricedDays.length} of {rows.length} {bucket}s include usage with no known price; the bars show only the
-          priced part.
+          {unpricedNote(unpricedDays.length, rows.length, bucket)}
         </p>
       )}
     </div>

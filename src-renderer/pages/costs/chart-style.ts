@@ -1,4 +1,6 @@
 /** What the Costs charts share: a day axis, a value axis and a themed tooltip (colours follow the CSS theme). */
+import type { Bucket } from '../../lib/buckets'
+import { countOf } from '../../lib/format'
 
 /** "2026-11-03" → "Nov 3" (the axis has no room for ISO dates). */
 export function shortDay(day: string): string {
@@ -15,6 +17,15 @@ export const axisUsd = (v: number) => (v === 0 ? '$0' : `$${digits(v)}`)
 /** Token counts in k / M, with the same care: 1500 is "1.5k", not a second "2k". */
 export const axisCount = (v: number) =>
   v >= 1e6 ? `${digits(v / 1e6)}M` : v >= 1e3 ? `${digits(v / 1e3)}k` : digits(v)
+
+/**
+ * The note under a chart some of whose bars leave out unpriced usage, its verb agreeing with the count: "1 of 1 day
+ * includes …", "2 of 30 days include …".
+ */
+export function unpricedNote(unpriced: number, bars: number, bucket: Bucket): string {
+  const verb = unpriced === 1 ? 'includes' : 'include'
+  return `${unpriced} of ${countOf(bars, bucket)} ${verb} usage with no known price; the bars show only the priced part.`
+}
 
 const tick = { fill: 'var(--muted)', fontSize: 11 }
 

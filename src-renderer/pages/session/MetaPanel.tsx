@@ -1,6 +1,6 @@
 import type { ModelUsage, SessionCost, SessionDetail } from '@shared/contract'
 import { MoneyText } from '../../components/MoneyText'
-import { formatCount, formatDateTime } from '../../lib/format'
+import { countOf, formatCount, formatDateTime } from '../../lib/format'
 import { SystemPromptFold } from './SystemPromptFold'
 import { centsThatAddUp, routeNote } from './usage-rows'
 
@@ -53,8 +53,8 @@ export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: Sessi
             {s.endReason ? ` (${s.endReason.replace(/_/g, ' ')})` : ''}
           </Row>
         )}
-        <Row k="Messages">
-          {s.messageCount} · {s.toolCallCount} tool calls
+        <Row k="Messages" testId="meta-messages">
+          {s.messageCount} · {countOf(s.toolCallCount, 'tool call')}
         </Row>
         <Row k="API calls" testId="meta-api-calls">
           {detail.apiCallCount}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ModelUsage } from '@shared/contract'
+import { formatUsd } from '../../lib/format'
 import { centsThatAddUp, routeNote } from './usage-rows'
 
 const row = (baseUrl?: string, model = 'demo-model'): ModelUsage => ({
@@ -25,5 +26,15 @@ describe('usage rows', () => {
     expect(centsThatAddUp(0.045 + 0.04, [0.045, 0.04])).toEqual([0.05, 0.04])
     // not a sum of these parts (an unpriced part counted elsewhere): left alone
     expect(centsThatAddUp(1, [0.045, 0.045])).toEqual([0.045, 0.045])
+  })
+
+  it('never turns a priced part under a cent into $0.00', () => {
+    // one model's $0.00029 under a total that reads "<$0.01": the row reads "<$0.01" too, not "$0.00"
+    const [only] = centsThatAddUp(0.00029, [0.00029])
+    expect(formatUsd(only!)).toBe('<$0.01')
+    // beside parts that take the whole cents, the small one keeps its amount; a part of 0 stays 0
+    expect(centsThatAddUp(0.092, [0.09, 0.002, 0])).toEqual([0.09, 0.002, 0])
+    // three parts of $0.008 under $0.02: two take the cents, the third reads "<$0.01" rather than a third cent
+    expect(centsThatAddUp(0.024, [0.008, 0.008, 0.008]).map((p) => formatUsd(p!))).toEqual(['$0.01', '$0.01', '<$0.01'])
   })
 })

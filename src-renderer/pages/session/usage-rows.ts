@@ -21,7 +21,7 @@ export function routeNote(rows: readonly ModelUsage[], u: ModelUsage): string | 
 /**
  * Amounts rounded to cents so the shown parts add up to the shown total (largest remainder): $0.045 + $0.045
  * reads $0.05 + $0.04 under $0.09, never $0.05 + $0.05. Null parts (unpriced) stay null; totals that are not
- * a sum of these parts are left alone.
+ * a sum of these parts are left alone. A priced part that gets no whole cent reads "<$0.01".
  */
 export function centsThatAddUp(total: number, parts: (number | null)[]): (number | null)[] {
   const priced = parts.filter((p): p is number => p != null)
@@ -37,5 +37,11 @@ export function centsThatAddUp(total: number, parts: (number | null)[]): (number
     rest--
   }
   let k = 0
-  return parts.map((p) => (p == null ? null : floors[k++]! / 100))
+  // a priced part the whole cents went past reads "<$0.01" (an amount under half a cent: its own, or just under
+  // $0.005 for one such as $0.008 that lost the rounding), never a silent $0.00 and never a cent the total lacks
+  return parts.map((p) => {
+    if (p == null) return null
+    const cents = floors[k++]!
+    return cents === 0 && p > 0 ? Math.min(p, 0.0049) : cents / 100
+  })
 }

@@ -4,7 +4,7 @@ import { sessionHref } from '../../app/routes'
 import { Badge } from '../../components/Badge'
 import { MoneyText } from '../../components/MoneyText'
 import { RelTime } from '../../components/RelTime'
-import { formatCount, shortId } from '../../lib/format'
+import { countOf, formatCount, shortId } from '../../lib/format'
 import { sessionLabel } from '../../lib/session-label'
 import { sessionKey } from '../../stores/sessions'
 
@@ -86,7 +86,7 @@ export const SessionRow = memo(function SessionRow({ s, selected, checked, onChe
           <span
             className="row-num"
             data-testid="session-msgs"
-            title={`${s.messageCount} messages, ${s.toolCallCount} tool calls`}
+            title={`${countOf(s.messageCount, 'message')}, ${countOf(s.toolCallCount, 'tool call')}`}
           >
             {formatCount(s.messageCount)}
           </span>
