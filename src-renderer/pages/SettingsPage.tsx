@@ -10,7 +10,8 @@ import { PriceOverrides } from './settings/PriceOverrides'
 
 const STORAGE: Record<ProfileSettings['apiKeyStorage'], string> = {
   safe_storage: 'stored in the OS keychain',
-  env_file: "stored in the profile's .env (0600)",
+  // a new .env is 0600; an existing one keeps its owner and group bits (secrets/env-file.ts), never others'
+  env_file: "stored in the profile's .env, which other users cannot read",
   config: "stored in config.yaml's model.api_key, where upstream keeps a custom endpoint's key",
   none: 'not stored'
 }
