@@ -1,8 +1,8 @@
 // `caduceus run -z`, `api` and `cron` as a script runs them: real state.db, a real provider server. The binary itself
 // (bin/caduceus.mjs, its own process: exit code and streams) runs where processes are the subject or the entry's own
-// parsing is (several runs creating one state.db at once, a prompt piped in, shell words, usage exits) and once per
-// verb group; the rest run through runCli in this process (test/helpers/cli-in-process.ts), a process start each
-// being most of their cost.
+// parsing is (several runs creating one state.db at once, a prompt piped in, shell words, usage exits) and once for
+// `cron` (a real `caduceus api` process is test/api-server-process.test.ts's); the rest run through runCli in this
+// process (test/helpers/cli-in-process.ts), a process start each being most of their cost.
 import { execFile, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
