@@ -2,14 +2,14 @@
 // jobs.json upstream's own CLI wrote (scripts/golden/cron_list_all.py → test/fixtures/upstream/cron-list-all): a
 // paused or finished job is listed only with --all, `cron` alone lists, `add` is `create`, `rm` and `delete` are
 // `remove`, and each command's first line is upstream's (a script reads the job id from `Created job: ID`).
-import { execFile } from 'node:child_process'
+// The commands run through runCli in this process (test/helpers/cli-in-process.ts); the built binary's own process
+// reaching `cron` (exit code, streams) is test/cli-run.test.ts's.
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { promisify } from 'node:util'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cliInProcess } from './helpers/cli-in-process'
 
-const exec = promisify(execFile)
 const repo = resolve(import.meta.dirname, '..')
 const gold = join(repo, 'test/fixtures/upstream/cron-list-all')
 const G = JSON.parse(readFileSync(join(gold, 'listed.json'), 'utf8')) as {
@@ -19,6 +19,12 @@ const G = JSON.parse(readFileSync(join(gold, 'listed.json'), 'utf8')) as {
   delivers: Array<{ argv: string[]; deliver: string | null }>
 }
 const made: string[] = []
+beforeAll(() => {
+  // what a child got in its environment (test/support/fresh-file.ts restores it for the next file)
+  const logs = mkdtempSync(join(tmpdir(), 'cad-cron-flags-logs-'))
+  made.push(logs)
+  Object.assign(process.env, { CADUCEUS_LOG_DIR: logs, HERMES_HOME: '', TZ: 'UTC' })
+})
 afterAll(() => {
   for (const d of made) rmSync(d, { recursive: true, force: true })
 })
@@ -29,18 +35,7 @@ const home = () => {
   return dir
 }
 
-async function cli(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, ['bin/caduceus.mjs', ...args, '--home', dir], {
-      cwd: repo,
-      env: { ...process.env, CADUCEUS_LOG_DIR: join(dir, 'logs'), HERMES_HOME: '', TZ: 'UTC' }
-    })
-    return { code: 0, stdout, stderr }
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
+const cli = cliInProcess
 
 const ids = (r: { stdout: string }) => (JSON.parse(r.stdout) as { jobs: Array<{ id: string }> }).jobs.map((j) => j.id)
 

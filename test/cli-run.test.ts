@@ -1,4 +1,8 @@
-// `caduceus run -z` as a script runs it: a real child process, real state.db, a real provider server.
+// `caduceus run -z`, `api` and `cron` as a script runs them: real state.db, a real provider server. The binary itself
+// (bin/caduceus.mjs, its own process: exit code and streams) runs where processes are the subject or the entry's own
+// parsing is (several runs creating one state.db at once, a prompt piped in, shell words, usage exits) and once for
+// `cron` (a real `caduceus api` process is test/api-server-process.test.ts's); the rest run through runCli in this
+// process (test/helpers/cli-in-process.ts), a process start each being most of their cost.
 import { execFile, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -8,6 +12,7 @@ import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type ScriptedProvider } from '../src-main/agent/scripted'
 import { chunk, sse, startRouteServer } from '../src-main/agent/providers/test-fixtures/route-server'
+import { cliInProcess } from './helpers/cli-in-process'
 
 const exec = promisify(execFile)
 const repo = resolve(import.meta.dirname, '..')
@@ -21,6 +26,7 @@ const home = (configYaml: string) => {
   return dir
 }
 
+/** The built CLI in its own process, as a script runs it. */
 async function cli(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await exec(process.execPath, ['bin/caduceus.mjs', ...args, '--home', dir], {
@@ -43,8 +49,15 @@ const source = (dir: string, id: string) => {
   }
 }
 
+/** The same command through runCli in this process, in the environment `cli` gives its child. */
+const inProcess = cliInProcess
+
 beforeAll(async () => {
   provider = await startScriptedProvider({ handler: () => ({ text: 'scripted answer' }) })
+  // test/support/fresh-file.ts restores the environment for the next file
+  process.env.CADUCEUS_LOG_DIR = join(home(''), 'logs')
+  process.env.HERMES_HOME = ''
+  process.env.OPENROUTER_API_KEY = ''
 })
 
 afterAll(async () => {
@@ -54,11 +67,11 @@ afterAll(async () => {
 
 const DEMO = 'model:\n  default: demo-model\n  provider: demo\n'
 
-// Each case starts a real CLI process (tsx start-up): generous time on a loaded machine, no timing assertions.
+// Generous time on a loaded machine (a real CLI process start where one is used), no timing assertions.
 describe('caduceus run -z', { timeout: 120_000 }, () => {
   it('prints only the reply on a demo profile and exits 0', async () => {
     const dir = home(DEMO)
-    const r = await cli(dir, 'run', '-z', 'hello from a script')
+    const r = await inProcess(dir, 'run', '-z', 'hello from a script')
     expect(r.code).toBe(0)
     expect(r.stdout.trim()).toMatch(/^You said: "hello from a script"/)
     expect(r.stdout.trim().split('\n')).toHaveLength(1)
@@ -83,7 +96,7 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
 
   it('--json prints {session_id, reply, usage, cost, warnings} and the session is stored with source cli', async () => {
     const dir = home(DEMO)
-    const r = await cli(dir, 'run', '-z', 'json please', '--json')
+    const r = await inProcess(dir, 'run', '-z', 'json please', '--json')
     expect(r.code).toBe(0)
     const out = JSON.parse(r.stdout)
     expect(Object.keys(out).sort()).toEqual(['cost', 'reply', 'session_id', 'usage', 'warnings'])
@@ -94,7 +107,7 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
 
   it("-m is --model, as upstream's hermes -z takes it: the session runs and is stored on that model", async () => {
     const dir = home(DEMO)
-    const r = await cli(dir, '-z', 'short flag', '-m', 'picked-model', '--json')
+    const r = await inProcess(dir, '-z', 'short flag', '-m', 'picked-model', '--json')
     expect([r.code, r.stderr]).toEqual([0, ''])
     const id = JSON.parse(r.stdout).session_id as string
     const db = new Database(join(dir, 'state.db'), { readonly: true })
@@ -106,14 +119,14 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
   })
 
   it('an unknown profile fails with one line on stderr', async () => {
-    const r = await cli(home(DEMO), 'run', '-z', 'hi', '--profile', 'nope')
+    const r = await inProcess(home(DEMO), 'run', '-z', 'hi', '--profile', 'nope')
     expect(r.code).not.toBe(0)
     expect(r.stdout).toBe('')
     expect(r.stderr.trim()).toBe('caduceus run: Unknown profile: nope')
   })
 
   it('a missing key fails before any request, naming the variable', async () => {
-    const r = await cli(home('model:\n  default: some/model\n  provider: openrouter\n'), 'run', '-z', 'hi')
+    const r = await inProcess(home('model:\n  default: some/model\n  provider: openrouter\n'), 'run', '-z', 'hi')
     expect(r.code).not.toBe(0)
     expect(r.stderr.trim()).toMatch(
       /^caduceus run: no API key for provider openrouter: set OPENROUTER_API_KEY in .*\.env$/
@@ -124,7 +137,7 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
     const failing = await startScriptedProvider({ handler: () => ({ error: 500, errorMessage: 'upstream exploded' }) })
     try {
       // No retries: the exit and the one-line reason are the subject, not the provider's backoff.
-      const r = await cli(
+      const r = await inProcess(
         home(
           `model:\n  default: m\n  provider: custom\n  base_url: ${failing.baseUrl}\nprovider_limits:\n  max_retries: 0\n`
         ),
@@ -145,7 +158,7 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
     try {
       const dir = home(`model:\n  default: m\n  provider: custom\n  base_url: ${capped.baseUrl}\n`)
       const usage = join(dir, 'usage.json')
-      const r = await cli(dir, 'run', '-z', 'write a lot', '--usage-file', usage)
+      const r = await inProcess(dir, 'run', '-z', 'write a lot', '--usage-file', usage)
       expect(r.code).toBe(0)
       expect(r.stdout).toBe('part part part part \n')
       expect(r.stderr.trim()).toBe(
@@ -164,7 +177,7 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
     })
     try {
       const dir = home(`model:\n  default: m\n  provider: custom\n  base_url: ${plain.baseUrl}\n`)
-      const r = await cli(dir, 'run', '-z', 'answer plainly')
+      const r = await inProcess(dir, 'run', '-z', 'answer plainly')
       expect(r.stderr).toBe('')
       expect(r.code).toBe(0)
       expect(r.stdout).toBe('Whole answer, no marker\n')
@@ -179,7 +192,7 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
     mkdirSync(join(dir, 'memories'))
     writeFileSync(join(dir, 'memories', 'MEMORY.md'), "The user's cat is named Pixel.")
     const before = provider.requests.length
-    const r = await cli(dir, 'run', '-z', 'what is my cat called?')
+    const r = await inProcess(dir, 'run', '-z', 'what is my cat called?')
     expect(r.code).toBe(0)
     expect(r.stdout.trim()).toBe('scripted answer')
     const req = provider.requests.slice(before).find((q) => q.path.endsWith('/chat/completions'))!
@@ -191,7 +204,7 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
     const dir = home(
       `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\nmemory:\n  provider: nosuch\n`
     )
-    const r = await cli(dir, 'run', '-z', 'hello', '--json')
+    const r = await inProcess(dir, 'run', '-z', 'hello', '--json')
     expect(r.code).toBe(0)
     expect(r.stderr).toContain("caduceus run: warning: Memory provider 'nosuch' is not installed")
     const out = JSON.parse(r.stdout) as { reply: string; warnings: string[] }
@@ -267,7 +280,7 @@ describe('run -z parses like a shell', { timeout: 120_000 }, () => {
 describe('caduceus api', { timeout: 120_000 }, () => {
   it('refuses a non-loopback --host without a key: non-zero exit, one line, never serves', async () => {
     const dir = home(DEMO)
-    const r = await cli(dir, 'api', '--host', '0.0.0.0', '--port', '0')
+    const r = await inProcess(dir, 'api', '--host', '0.0.0.0', '--port', '0')
     expect(r.code).toBe(1)
     expect(r.stdout).toBe('')
     expect(r.stderr.trim()).toMatch(/^caduceus api: refusing to serve on 0\.0\.0\.0 without API_SERVER_KEY/)
@@ -277,7 +290,7 @@ describe('caduceus api', { timeout: 120_000 }, () => {
 describe('caduceus cron', { timeout: 180_000 }, () => {
   it('create, then run: exits 0 once the cron session and the output file exist', async () => {
     const dir = home(DEMO)
-    const created = await cli(dir, 'cron', 'create', 'every 2h', 'summarise my day', '--name', 'daily', '--json')
+    const created = await inProcess(dir, 'cron', 'create', 'every 2h', 'summarise my day', '--name', 'daily', '--json')
     expect(created.code).toBe(0)
     const job = JSON.parse(created.stdout)
     expect(job.schedule).toEqual({ kind: 'interval', minutes: 120, display: 'every 120m' })
@@ -286,7 +299,7 @@ describe('caduceus cron', { timeout: 180_000 }, () => {
     const file = JSON.parse(readFileSync(jobsPath, 'utf8'))
     file.jobs[0].enabled_toolsets = ['terminal', 'web', 'memory']
     writeFileSync(jobsPath, JSON.stringify(file, null, 2))
-    const r = await cli(dir, 'cron', 'run', job.id, '--json')
+    const r = await inProcess(dir, 'cron', 'run', job.id, '--json')
     expect(r.code).toBe(0)
     const out = JSON.parse(r.stdout)
     expect(source(dir, out.session_id)).toBe('cron')
@@ -301,7 +314,7 @@ describe('caduceus cron', { timeout: 180_000 }, () => {
     expect(out.warnings).toEqual(warnings)
     expect(r.stderr).toContain(`caduceus cron: warning: ${warnings[1]}`)
     expect(doc).toContain(`## Warnings\n\n- ${warnings[0]}\n- ${warnings[1]}\n`)
-    const listed = JSON.parse((await cli(dir, 'cron', 'list', '--json')).stdout)
+    const listed = JSON.parse((await inProcess(dir, 'cron', 'list', '--json')).stdout)
     expect(listed.jobs[0]).toMatchObject({ id: job.id, last_status: 'ok', last_warnings: warnings })
     // Claimed as upstream's `hermes cron run` claims it, and its bookkeeping as upstream's: counted, claim cleared.
     expect(listed.jobs[0]).toMatchObject({
@@ -314,10 +327,10 @@ describe('caduceus cron', { timeout: 180_000 }, () => {
 
   it("run refuses a paused job, as upstream's hermes cron run does, and leaves it as it was", async () => {
     const dir = home(DEMO)
-    const job = JSON.parse((await cli(dir, 'cron', 'create', 'every 2h', 'later', '--json')).stdout)
-    expect((await cli(dir, 'cron', 'pause', job.id)).code).toBe(0)
+    const job = JSON.parse((await inProcess(dir, 'cron', 'create', 'every 2h', 'later', '--json')).stdout)
+    expect((await inProcess(dir, 'cron', 'pause', job.id)).code).toBe(0)
     const before = readFileSync(join(dir, 'cron', 'jobs.json'), 'utf8')
-    const r = await cli(dir, 'cron', 'run', job.id)
+    const r = await inProcess(dir, 'cron', 'run', job.id)
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/paused or disabled; resume it/)
     expect(readFileSync(join(dir, 'cron', 'jobs.json'), 'utf8')).toBe(before)
@@ -337,7 +350,7 @@ describe('caduceus cron', { timeout: 180_000 }, () => {
     writeFileSync(join(dir, 'cron', 'jobs.json'), JSON.stringify({ jobs: [c.before] }))
     // In the fixture's zone (UTC) so the time is the one upstream stored.
     writeFileSync(join(dir, 'config.yaml'), `${DEMO}timezone: UTC\n`)
-    const r = await cli(dir, 'cron', 'edit', c.before.id, '--schedule', c.to, '--json')
+    const r = await inProcess(dir, 'cron', 'edit', c.before.id, '--schedule', c.to, '--json')
     expect(r.code).toBe(0)
     const job = JSON.parse(readFileSync(join(dir, 'cron', 'jobs.json'), 'utf8')).jobs[0]
     const pick = ({ enabled, state, next_run_at, repeat, schedule }: Record<string, unknown>) => ({

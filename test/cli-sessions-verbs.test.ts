@@ -1,7 +1,7 @@
 // `caduceus sessions stats|rename|delete|prune|archive` against upstream's own `hermes sessions …` on homes
 // upstream wrote (scripts/golden/sessions_verbs.py → test/fixtures/upstream/sessions-verbs/verbs.json), through the
-// built CLI as a script runs it (the changing verbs through runCli in this process, one failure in a process of its
-// own): the same lines printed, the same titles and rows left in state.db. Where upstream prints a
+// CLI's own code (runCli in this process; one failure through the built CLI in a process of its own, its exit code and
+// streams as a script sees them): the same lines printed, the same titles and rows left in state.db. Where upstream prints a
 // failure on stdout and exits 0, Caduceus prints it on stderr and exits 1 (a script can tell it failed).
 import { execFile } from 'node:child_process'
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import { SessionStore } from '../src-main/store'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cliInProcess } from './helpers/cli-in-process'
 
 const exec = promisify(execFile)
@@ -35,6 +35,13 @@ const SRC: Record<string, string> = {
   'nous-v31': join(fix, 'nous-v31')
 }
 const made: string[] = []
+beforeAll(() => {
+  // the environment `cli` gives its child, for the runs in this process (test/support/fresh-file.ts restores it)
+  const logs = mkdtempSync(join(tmpdir(), 'cad-verbs-logs-'))
+  made.push(logs)
+  process.env.CADUCEUS_LOG_DIR = logs
+  process.env.HERMES_HOME = ''
+})
 afterAll(() => {
   for (const d of made) rmSync(d, { recursive: true, force: true })
 })
@@ -45,6 +52,7 @@ const copy = (name: string) => {
   return dir
 }
 
+/** `caduceus sessions …` through runCli in this process: one at a time (it catches the console while it runs). */
 const inProcess = cliInProcess
 
 /** The built CLI as a script runs it: its own process, exit code and streams. */
@@ -65,8 +73,8 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
   for (const name of Object.keys(G.homes)) {
     it(`stats on the ${name} home prints upstream's numbers`, async () => {
       const dir = copy(name)
-      // both only read: one process each, side by side
-      const [r, asJson] = await Promise.all([cli(dir, 'sessions', 'stats'), cli(dir, 'sessions', 'stats', '--json')])
+      const r = await inProcess(dir, 'sessions', 'stats')
+      const asJson = await inProcess(dir, 'sessions', 'stats', '--json')
       expect(r.code).toBe(0)
       const lines = r.stdout.trimEnd().split('\n')
       expect(lines.filter((l) => !l.startsWith('Database size:'))).toEqual(G.homes[name]!.stats)
@@ -145,15 +153,13 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
     }
     store.close()
     const count = async (...flags: string[]) =>
-      (JSON.parse((await cli(dir, 'sessions', 'list', '--json', ...flags)).stdout) as { items: unknown[] }).items.length
-    // every call only reads: side by side
-    const [all, limited, none, unbounded, bare] = await Promise.all([
-      count(),
-      count('--limit', '25'),
-      count('--limit', '0'),
-      count('--limit', '-1'),
-      cli(dir, 'sessions')
-    ])
+      (JSON.parse((await inProcess(dir, 'sessions', 'list', '--json', ...flags)).stdout) as { items: unknown[] }).items
+        .length
+    const all = await count()
+    const limited = await count('--limit', '25')
+    const none = await count('--limit', '0')
+    const unbounded = await count('--limit', '-1')
+    const bare = await inProcess(dir, 'sessions')
     expect(all).toBe(20)
     expect(limited).toBe(25)
     // as upstream's SQL LIMIT: 0 lists nothing, a negative number everything
@@ -167,10 +173,10 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
     const db = new Database(join(dir, 'state.db'))
     db.prepare('UPDATE sessions SET git_repo_root = ? WHERE id = ?').run(G.repo_root[1], G.repo_root[0])
     db.close()
-    // every call only reads: side by side; upstream's list is the home's own profile: the root's
-    const answers = await Promise.all(
-      G.workspaces.map((c) => cli(dir, 'sessions', 'list', ...c.argv, '--profile', 'default', '--json'))
-    )
+    // upstream's list is the home's own profile: the root's
+    const answers: Array<{ code: number; stdout: string }> = []
+    for (const c of G.workspaces)
+      answers.push(await inProcess(dir, 'sessions', 'list', ...c.argv, '--profile', 'default', '--json'))
     for (const [i, c] of G.workspaces.entries()) {
       const r = answers[i]!
       expect({ argv: c.argv, code: r.code }).toEqual({ argv: c.argv, code: 0 })
@@ -189,12 +195,13 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
     })()
     db.close()
     const count = async (...flags: string[]) => {
-      const r = await cli(dir, 'sessions', 'list', '--profile', 'default', '--json', ...flags)
+      const r = await inProcess(dir, 'sessions', 'list', '--profile', 'default', '--json', ...flags)
       const ids = (JSON.parse(r.stdout) as { items: Array<{ id: string }> }).items.map((i) => i.id)
       expect(new Set(ids).size).toBe(ids.length)
       return ids.length
     }
-    const [bounded, unbounded] = await Promise.all([count('--limit', '510'), count('--limit', '-1')])
+    const bounded = await count('--limit', '510')
+    const unbounded = await count('--limit', '-1')
     expect(bounded).toBe(510)
     expect(unbounded).toBeGreaterThanOrEqual(520)
     expect(unbounded).toBeLessThanOrEqual(before + 520)

@@ -1,4 +1,5 @@
-// The CLI prints the same data the UI gets: it goes through the same dispatcher.
+// The CLI prints the same data the UI gets: it goes through the same dispatcher. The first case runs the built CLI in
+// a process of its own, as a script does; the others run its code (runCli) in this process.
 import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,6 +10,7 @@ import type { SearchResult, SessionPage } from '@shared/contract'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
 import { writeDemoHome } from '../src-main/store'
+import { cliInProcess } from './helpers/cli-in-process'
 
 const run = promisify(execFile)
 const repo = resolve(import.meta.dirname, '..')
@@ -22,9 +24,17 @@ const cli = async (...args: string[]) => {
   })
   return stdout
 }
+/** The same through runCli in this process: what it printed on stdout; a failure throws with its stderr. */
+const inProcess = async (...args: string[]) => {
+  const r = await cliInProcess(home, ...args)
+  if (r.code !== 0) throw Object.assign(new Error(`exit ${r.code}`), r)
+  return r.stdout
+}
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'cad-cli-'))
+  // the environment `cli` gives its child (test/support/fresh-file.ts restores it for the next file)
+  Object.assign(process.env, { CADUCEUS_LOG_DIR: join(home, 'logs'), HERMES_HOME: '' })
   await writeDemoHome(home, { seed: 3 })
   host = await createHost({ home, headless: true, live: false, log: createLogger() })
 })
@@ -46,13 +56,13 @@ describe('caduceus CLI', () => {
   })
 
   it('sessions search --json finds messages with highlighted snippets', async () => {
-    const printed = JSON.parse(await cli('sessions', 'search', 'rollback', '--json')) as SearchResult
+    const printed = JSON.parse(await inProcess('sessions', 'search', 'rollback', '--json')) as SearchResult
     expect(printed.hits.length).toBeGreaterThan(0)
     expect(printed.hits[0]!.snippet.some((p) => p.hit && /rollback/i.test(p.text))).toBe(true)
   })
 
   it('sessions search answers a query with no word in it with one line saying why, not an empty list', async () => {
-    expect((await cli('sessions', 'search', '*')).trim()).toBe(
+    expect((await inProcess('sessions', 'search', '*')).trim()).toBe(
       '"*" marks a word prefix (heat* finds heater): on its own it names no word to search for.'
     )
   })
@@ -62,10 +72,10 @@ describe('caduceus CLI', () => {
       output: SessionPage
     }
     const id = page.output.items[0]!.id
-    const text = await cli('sessions', 'show', id, '--profile', 'default')
+    const text = await inProcess('sessions', 'show', id, '--profile', 'default')
     expect(text).toContain(id)
     expect(text).toMatch(/\[(user|assistant)\]/)
-    await expect(cli('sessions', 'show', 'no-such-session')).rejects.toMatchObject({
+    await expect(inProcess('sessions', 'show', 'no-such-session')).rejects.toMatchObject({
       stderr: expect.stringContaining("No session 'no-such-session'")
     })
   })

@@ -11,6 +11,7 @@ import type { SearchResult, SessionPage } from '@shared/contract'
 import { createHost } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
 import { SessionStore } from '../src-main/store'
+import { cliInProcess } from './helpers/cli-in-process'
 
 const run = promisify(execFile)
 const repo = resolve(import.meta.dirname, '..')
@@ -128,15 +129,10 @@ describe('a corrupt profile is isolated', () => {
     await seed(join(home, 'state.db'), 'D1', 'the heater in the default profile')
     mkdirSync(join(home, 'profiles', 'broken'), { recursive: true })
     writeFileSync(join(home, 'profiles', 'broken', 'state.db'), Buffer.alloc(8192, 0x41))
-    const cliRun = (...args: string[]) =>
-      new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-        const child = execFile(
-          process.execPath,
-          ['bin/caduceus.mjs', ...args, '--home', home],
-          { cwd: repo, env: { ...process.env, CADUCEUS_LOG_DIR: join(home, 'logs'), HERMES_HOME: '' } },
-          (_err, stdout, stderr) => done({ code: child.exitCode, stdout, stderr })
-        )
-      })
+    // runCli in this process, in the environment a child gets (test/support/fresh-file.ts restores it); the built
+    // CLI's own processes read this way below, under a foreign lock
+    Object.assign(process.env, { CADUCEUS_LOG_DIR: join(home, 'logs'), HERMES_HOME: '' })
+    const cliRun = (...args: string[]) => cliInProcess(home, ...args)
     const list = await cliRun('sessions', 'list')
     expect(list.stdout).toMatch(/default\s+D1 /)
     expect(list.stderr).toMatch(/profile broken could not be read.*not a database/)

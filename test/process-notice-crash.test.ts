@@ -76,7 +76,7 @@ describe('a background process notice pending when its host is killed', () => {
     await seed.createSession('seed', 'cli')
     seed.close()
 
-    const child = await serveHost(root, { logDir: tempDir('cad-notice-crash-logs-'), probes: true })
+    const child = await serveHost(root, { logDir: tempDir('cad-notice-crash-logs-') })
     cleanups.push(() => child.stop())
     const started = await child.call('sessions.start', { profile: 'default', text: 'build in the background' })
     expect(started.ok).toBe(true)

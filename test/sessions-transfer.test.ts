@@ -1,5 +1,7 @@
 // Export → import round trip in upstream's JSONL shape, Markdown, re-import skips, an orphan child detaches,
-// delete and prune take FTS rows with them. Through the CLI (`caduceus sessions ...`) and the contract requests.
+// delete and prune take FTS rows with them. Through the CLI (`caduceus sessions ...`) and the contract requests: the
+// CLI's answers at a prompt (stdin typed, closed, or answered while the home changes) from the built CLI in a process
+// of its own, its plain commands through runCli in this process.
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,6 +13,7 @@ import { createHost } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
 import { SessionStore } from '../src-main/store'
 import { txDb } from '../src-main/store/write-tx'
+import { cliInProcess } from './helpers/cli-in-process'
 
 const run = promisify(execFile)
 const repo = resolve(import.meta.dirname, '..')
@@ -24,14 +27,12 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
 
-const cli = async (home: string, ...args: string[]) =>
-  (
-    await run(process.execPath, ['bin/caduceus.mjs', ...args, '--home', home], {
-      cwd: repo,
-      env: { ...process.env, CADUCEUS_LOG_DIR: join(home, 'logs'), HERMES_HOME: '' },
-      maxBuffer: 64 * 1024 * 1024
-    })
-  ).stdout
+/** `caduceus ARGS --home HOME` through runCli in this process: its stdout; a failure throws with its stderr. */
+const cli = async (home: string, ...args: string[]) => {
+  const r = await cliInProcess(home, ...args)
+  if (r.code !== 0) throw new Error(`exit ${r.code}: ${r.stderr}`)
+  return r.stdout
+}
 /** The CLI with `reply` typed at its prompt (null: stdin closed, no answer). */
 const answering = async (home: string, reply: string | null, ...args: string[]) => {
   const p = run(process.execPath, ['bin/caduceus.mjs', ...args, '--home', home], {
@@ -46,6 +47,8 @@ const answering = async (home: string, reply: string | null, ...args: string[]) 
 
 let source: string
 beforeAll(async () => {
+  // the environment a child gets below, for the runs in this process (test/support/fresh-file.ts restores it)
+  Object.assign(process.env, { CADUCEUS_LOG_DIR: join(tmp(), 'logs'), HERMES_HOME: '' })
   source = tmp()
   const s = new SessionStore(join(source, 'state.db'))
   await s.createSession('root', 'cli', { title: 'Zeppelin plans', systemPrompt: 'You are helpful.' })

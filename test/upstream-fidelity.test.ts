@@ -74,6 +74,11 @@ const upstreamEyes = (paths: string[]) =>
 const pickSearch = (s: Record<string, string[]>) => Object.fromEntries(WORDS.map((w) => [w, s[w]]))
 
 afterAll(cleanupTempDirs)
+// The CLI code run in this process logs into a temp folder, as the spawned CLI tests' children do, not into the
+// user's data folder (test/support/fresh-file.ts restores the environment for the next file).
+beforeAll(() => {
+  process.env.CADUCEUS_LOG_DIR = tempDir('cad-fidelity-logs-')
+})
 const tmp = () => tempDir('cad-fidelity-')
 const goldenHome = () => {
   const d = tmp()

@@ -27,6 +27,11 @@ const U = JSON.parse(readFileSync(join(gold, 'upstream.json'), 'utf8')) as Recor
   Row[]
 >
 
+// The CLI code run in this process logs into a temp folder, as the spawned CLI tests' children do, not into the
+// user's data folder (test/support/fresh-file.ts restores the environment for the next file).
+beforeAll(() => {
+  process.env.CADUCEUS_LOG_DIR = tempDir('cad-list-chains-logs-')
+})
 let host: Host
 let home: string
 beforeAll(async () => {

@@ -19,6 +19,11 @@ const U = JSON.parse(readFileSync(join(gold, 'upstream.json'), 'utf8')) as {
   parents: Record<string, string | null>
 }
 
+// The CLI code run in this process logs into a temp folder, as the spawned CLI tests' children do, not into the
+// user's data folder (test/support/fresh-file.ts restores the environment for the next file).
+beforeAll(() => {
+  process.env.CADUCEUS_LOG_DIR = tempDir('cad-list-children-logs-')
+})
 let host: Host
 let home: string
 beforeAll(async () => {

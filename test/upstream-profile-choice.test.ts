@@ -4,7 +4,7 @@
 // profile that does not exist. Runs the CLI's own code in-process, with HERMES_HOME set as a user's shell sets it.
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, afterEach, describe, expect, it, vi } from 'vitest'
 import type { AppInfo } from '@shared/contract'
 import { createHost } from '../src-main/host'
 import { parseArgs } from '../src-main/host/cli/args'
@@ -31,6 +31,11 @@ afterEach(() => {
   else process.env.HERMES_HOME = savedEnv
 })
 afterAll(cleanupTempDirs)
+// The CLI code run in this process logs into a temp folder, as the spawned CLI tests' children do, not into the
+// user's data folder (test/support/fresh-file.ts restores the environment for the next file).
+beforeAll(() => {
+  process.env.CADUCEUS_LOG_DIR = tempDir('cad-profile-choice-logs-')
+})
 
 /** The case's home, as the golden built it: the fidelity home, an empty profile folder `spare`, its active_profile. */
 function homeFor(c: Case): string {

@@ -48,6 +48,11 @@ const G = JSON.parse(readFileSync(join(gold, 'export-cli.json'), 'utf8')) as {
 const INACTIVE = 'caduceus_inactive_messages'
 
 afterAll(cleanupTempDirs)
+// The CLI code run in this process logs into a temp folder, as the spawned CLI tests' children do, not into the
+// user's data folder (test/support/fresh-file.ts restores the environment for the next file).
+beforeAll(() => {
+  process.env.CADUCEUS_LOG_DIR = tempDir('cad-export-cli-logs-')
+})
 const tmp = () => tempDir('cad-export-cli-')
 let home: string
 beforeAll(() => {

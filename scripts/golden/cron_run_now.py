@@ -12,6 +12,8 @@ Usage: /usr/bin/python3 scripts/golden/cron_run_now.py          (HERMES_UPSTREAM
          upstream's due scan (cron.jobs.get_due_jobs, under its lock, claims included) on HOME: {"due": [ids]}
        /usr/bin/python3 scripts/golden/cron_run_now.py load HOME
          cron.jobs.load_jobs on HOME and, per job, compute_next_run(schedule, last_run_at): {"jobs": [...], "next": {}}
+       /usr/bin/python3 scripts/golden/cron_run_now.py due+load HOME   (or load+due)
+         both, one after the other in the order named, in one process: one JSON object with the keys of each
 """
 import json
 import os
@@ -25,21 +27,24 @@ OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "
 sys.path.insert(0, UPSTREAM)
 
 
-def live(mode, home):
+def live(modes, home):
     os.environ["HERMES_HOME"] = home
     from cron import jobs
 
-    with jobs.use_cron_store(home):
-        if mode == "due":
-            print(json.dumps({"due": [j["id"] for j in jobs.get_due_jobs()]}))
-        else:
-            loaded = jobs.load_jobs()
-            nxt = {j["id"]: jobs.compute_next_run(j["schedule"], j.get("last_run_at")) for j in loaded}
-            print(json.dumps({"jobs": loaded, "next": nxt}))
+    out = {}
+    for mode in modes:
+        with jobs.use_cron_store(home):
+            if mode == "due":
+                out["due"] = [j["id"] for j in jobs.get_due_jobs()]
+            else:
+                loaded = jobs.load_jobs()
+                out["jobs"] = loaded
+                out["next"] = {j["id"]: jobs.compute_next_run(j["schedule"], j.get("last_run_at")) for j in loaded}
+    print(json.dumps(out))
 
 
-if len(sys.argv) == 3 and sys.argv[1] in ("due", "load"):
-    live(sys.argv[1], sys.argv[2])
+if len(sys.argv) == 3 and sys.argv[1] in ("due", "load", "due+load", "load+due"):
+    live(sys.argv[1].split("+"), sys.argv[2])
     sys.exit(0)
 
 HOME = Path(tempfile.mkdtemp(prefix="golden-cron-run-now-"))

@@ -1,5 +1,7 @@
-// The CLI in the test's own process: runCli (what bin/caduceus.mjs calls) on `home`, with the lines it prints
-// through the console caught — a verb's output and exit code without a process start each.
+// The CLI in the test's own process: runCli (what bin/caduceus.mjs calls) on `home`, with what it prints caught —
+// a verb's output and exit code without a process start each. The console (formatted as Node's prints it) and direct
+// writes to the process's streams are both caught, so "stdout holds only the reply" is checked as on a child's stdout.
+import { format } from 'node:util'
 import { vi } from 'vitest'
 import { runCli } from '../../src-main/host/cli/main'
 
@@ -9,13 +11,26 @@ export async function cliInProcess(
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const out: string[] = []
   const err: string[] = []
-  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(`${a.join(' ')}\n`))
-  const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(`${a.join(' ')}\n`))
+  const line =
+    (to: string[]) =>
+    (...a: unknown[]) =>
+      void to.push(`${a.length ? format(a[0], ...a.slice(1)) : ''}\n`)
+  const write = (to: string[]) => (chunk: string | Uint8Array) => {
+    to.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'))
+    return true
+  }
+  const spies = [
+    vi.spyOn(console, 'log').mockImplementation(line(out)),
+    vi.spyOn(console, 'info').mockImplementation(line(out)),
+    vi.spyOn(console, 'error').mockImplementation(line(err)),
+    vi.spyOn(console, 'warn').mockImplementation(line(err)),
+    vi.spyOn(process.stdout, 'write').mockImplementation(write(out) as typeof process.stdout.write),
+    vi.spyOn(process.stderr, 'write').mockImplementation(write(err) as typeof process.stderr.write)
+  ]
   try {
     const code = await runCli([...argv, '--home', home])
     return { code, stdout: out.join(''), stderr: err.join('') }
   } finally {
-    log.mockRestore()
-    error.mockRestore()
+    for (const s of spies) s.mockRestore()
   }
 }
