@@ -149,10 +149,8 @@ describe("a compression chain upstream's agent loop wrote, through the host", ()
     return r.output as T
   }
 
-  /** The chain opened at its tip, as the transcript reads it: each part's page, an earlier one with `carriedBy`. */
-  async function chainView(tip: string) {
-    const detail = await callChains<SessionDetail>('sessions.get', { profile, sessionId: tip })
-    const parts = detail.lineage.chain.map((r) => r.id)
+  /** Each part's rows as the transcript reads them: an earlier part's page with `carriedBy` its continuation. */
+  async function partPages(parts: string[]): Promise<Array<MessagePage['items']>> {
     const pages = []
     for (const [i, sessionId] of parts.entries()) {
       const next = parts[i + 1]
@@ -162,13 +160,21 @@ describe("a compression chain upstream's agent loop wrote, through the host", ()
         limit: 200,
         ...(next ? { carriedBy: next } : {})
       })
-      // a summary merged into a kept message reads as that message (the transcript folds the summary apart)
-      const label = (m: MessagePage['items'][number]) => {
-        const text = m.summaryMerged ? `merged: ${splitMergedSummary(m.content)!.kept}` : (m.content ?? '')
-        return text.startsWith('[CONTEXT COMPACTION') ? 'summary' : text.split(' lorem')[0]!.replace(/^CHAIN-\w+ /, '')
-      }
-      pages.push(page.items.map(label))
+      pages.push(page.items)
     }
+    return pages
+  }
+
+  /** The chain opened at its tip, as the transcript reads it, each row by a short label. */
+  async function chainView(tip: string) {
+    const detail = await callChains<SessionDetail>('sessions.get', { profile, sessionId: tip })
+    const parts = detail.lineage.chain.map((r) => r.id)
+    // a summary merged into a kept message reads as that message (the transcript folds the summary apart)
+    const label = (m: MessagePage['items'][number]) => {
+      const text = m.summaryMerged ? `merged: ${splitMergedSummary(m.content)!.kept}` : (m.content ?? '')
+      return text.startsWith('[CONTEXT COMPACTION') ? 'summary' : text.split(' lorem')[0]!.replace(/^CHAIN-\w+ /, '')
+    }
+    const pages = (await partPages(parts)).map((items) => items.map(label))
     return { detail, parts, pages }
   }
 
@@ -209,17 +215,7 @@ describe("a compression chain upstream's agent loop wrote, through the host", ()
   it('search finds each message of a chain once, on the row the chain view shows (a message said twice: twice)', async () => {
     for (const [key, { tip, parts }] of Object.entries(chains.ids)) {
       // every row the chain view shows, each part read as the transcript reads it
-      const shown: Array<{ id: number; text: string }> = []
-      for (const [i, sessionId] of parts.entries()) {
-        const next = parts[i + 1]
-        const page = await callChains<MessagePage>('sessions.messages', {
-          profile,
-          sessionId,
-          limit: 200,
-          ...(next ? { carriedBy: next } : {})
-        })
-        shown.push(...page.items.map((m) => ({ id: m.id, text: (m.content ?? '').toLowerCase() })))
-      }
+      const shown = (await partPages(parts)).flat().map((m) => ({ id: m.id, text: (m.content ?? '').toLowerCase() }))
       // a copy of the parent's opening (the head), of its kept tail, a question folded into the summary, a later turn
       for (const said of ['question 0', 'answer 1', 'answer 3', 'question 2', 'question 4', 'answer after']) {
         const words = `${key} ${said}`
