@@ -196,6 +196,8 @@ test("another process editing a profile's MEMORY.md (upstream's memory tool) sho
   await memory.expectUsage(1_800, 2_200)
   await expect(memory.usageFigure).toHaveText('1,800 / 2,200 chars · nearly full')
   await expect(page.getByTestId('memory-usage')).toHaveAttribute('data-tone', 'near')
+  // an entry of one long word (a URL, a hash) wraps inside the panel instead of running out of it
+  expect(await page.getByTestId('memory-entries').evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true)
   const found: Record<string, AxeViolation[]> = {}
   await scanThemes(page, 'memory-usage-near', found, '[data-testid="memory-entries"]')
   fill(2_300)
