@@ -74,6 +74,22 @@ export class MemoryPage {
     await expect(this.entries).toHaveCount(before - 1)
   }
 
+  /** How full the shown file is: the meter (role meter, with its value) and its figure ("92 / 2,200 chars"). */
+  get usageMeter(): Locator {
+    return this.page.getByTestId('memory-usage').getByRole('meter')
+  }
+  get usageFigure(): Locator {
+    return this.page.getByTestId('memory-usage-figure')
+  }
+  /** The figure and the meter's value both say `used` of `limit` characters. */
+  async expectUsage(used: number, limit: number): Promise<void> {
+    const n = (v: number) => v.toLocaleString('en-US')
+    await expect(this.usageFigure).toHaveText(new RegExp(`^${n(used)} / ${n(limit)} chars`))
+    await expect(this.usageMeter).toHaveAttribute('aria-valuenow', String(Math.min(used, limit)))
+    await expect(this.usageMeter).toHaveAttribute('aria-valuemax', String(limit))
+    await expect(this.usageMeter).toHaveAttribute('aria-valuetext', new RegExp(`^${n(used)} of ${n(limit)} characters`))
+  }
+
   get editError(): Locator {
     return this.page.getByTestId('memory-edit-error')
   }

@@ -3,9 +3,12 @@ import { join } from 'node:path'
 import type { SessionPage } from '@shared/contract'
 import { test, expect } from '../fixtures/host'
 import { api } from '../fixtures/external'
+import { scanThemes, type AxeViolation } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 import { MemoryPage } from '../page-models/memory-page'
 import { SessionPage as TranscriptPage } from '../page-models/session-page'
+
+test.use({ bypassCSP: true }) // axe is injected as a script tag
 
 test("a memory tool call shows live on its own profile's Memory page only, and edits stay in that profile", async ({
   page,
@@ -54,8 +57,22 @@ test("a memory tool call shows live on its own profile's Memory page only, and e
   await memory.open()
   const texts = await memory.entryTexts()
   const index = texts.findIndex((t) => t.includes('lab meeting'))
+  // How full the file is, counted as upstream's tool counts it against memory.memory_char_limit (default 2,200): the
+  // entries it keeps joined by the delimiter, in code points; before and after the page's own edit.
+  const counted = () => {
+    const kept = new Set(
+      read(researchFile)
+        .split('\n§\n')
+        .map((e) => e.trim())
+    )
+    return Array.from([...kept].filter(Boolean).join('\n§\n')).length
+  }
+  await memory.expectUsage(counted(), 2_200)
+  const usedBefore = counted()
   await memory.editEntry(index, 'The lab meeting is on Thursdays at 10:00')
   expect(read(researchFile)).toContain('The lab meeting is on Thursdays at 10:00')
+  expect(counted()).not.toBe(usedBefore)
+  await memory.expectUsage(counted(), 2_200)
   expect(read(workFile)).toBe(workBefore)
   expect(read(defaultFile)).toBe(defaultBefore)
 
@@ -169,6 +186,26 @@ test("another process editing a profile's MEMORY.md (upstream's memory tool) sho
   writeFileSync(join(dir, '.mem-tmp'), before ? `${before}\n§\n${marker}` : marker)
   renameSync(join(dir, '.mem-tmp'), file)
   await expect(memory.entries.filter({ hasText: marker })).toBeVisible()
+  // How full it is follows the file too, and warns near the limit (2,200 by default) and past it, in words as well
+  // as in colour: 1,800 chars is 81%, 2,300 is over (a hand edit can put a file past what the tool would write).
+  const fill = (n: number) => {
+    writeFileSync(join(dir, '.mem-tmp'), 'x'.repeat(n))
+    renameSync(join(dir, '.mem-tmp'), file)
+  }
+  fill(1_800)
+  await memory.expectUsage(1_800, 2_200)
+  await expect(memory.usageFigure).toHaveText('1,800 / 2,200 chars · nearly full')
+  await expect(page.getByTestId('memory-usage')).toHaveAttribute('data-tone', 'near')
+  // an entry of one long word (a URL, a hash) wraps inside the panel instead of running out of it
+  expect(await page.getByTestId('memory-entries').evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true)
+  const found: Record<string, AxeViolation[]> = {}
+  await scanThemes(page, 'memory-usage-near', found, '[data-testid="memory-entries"]')
+  fill(2_300)
+  await memory.expectUsage(2_300, 2_200)
+  await expect(memory.usageFigure).toHaveText('2,300 / 2,200 chars · over its limit')
+  await expect(memory.usageMeter).toHaveAttribute('aria-valuetext', '2,300 of 2,200 characters (100%), over its limit')
+  await scanThemes(page, 'memory-usage-over', found, '[data-testid="memory-entries"]')
+  expect(found).toEqual({})
 })
 
 test('a USER.md that is not UTF-8 is shown read-only with why, with no Edit / Remove / Add to damage it', async ({

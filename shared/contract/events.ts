@@ -32,7 +32,10 @@ export const events = {
   }),
   /** One memory event was recorded. */
   'memory.activity': MemoryEvent,
-  /** A profile's built-in memory files (MEMORY.md, USER.md) changed on disk: this or another process wrote them. */
+  /**
+   * A profile's built-in memory files (MEMORY.md, USER.md) changed on disk: this or another process wrote them; or its
+   * config.yaml did, which holds their char limits (how full the Memory page says they are).
+   */
   'memory.changed': z.object({ profile: ProfileName }),
   /** The agent cache changed (insert, evict, run state). */
   'gateway.changed': z.object({ reason: z.string() }),

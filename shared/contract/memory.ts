@@ -60,10 +60,23 @@ export type MemoryEventQuery = z.input<typeof MemoryEventQuery>
 export const MemoryEventPage = z.object({ items: z.array(MemoryEvent) })
 
 export const MemoryTarget = z.enum(['memory', 'user'])
+/**
+ * How full a MEMORY.md / USER.md is, as the memory tool counts it against its limit (config.yaml's
+ * `memory.memory_char_limit` / `user_char_limit`): `used` is the joined entries' size in code points, `percent` is
+ * floored and capped at 100 (0 when the limit is 0 or less). `used` may pass `limit` in a file edited by hand.
+ */
+export const MemoryUsage = z.object({
+  used: z.number().int().min(0),
+  // not .int(): zod's int stops at 2^53, and a limit such as 1e30 in config.yaml is still one the tool uses
+  limit: z.number(),
+  percent: z.number().int().min(0).max(100)
+})
+export type MemoryUsage = z.infer<typeof MemoryUsage>
 export const MemoryEntries = z.object({
   profile: ProfileName,
   target: MemoryTarget,
   entries: z.array(z.string()),
+  usage: MemoryUsage,
   /** Set when the file cannot be changed without losing bytes (not UTF-8): the entries are shown read-only. */
   readOnly: z.string().optional()
 })

@@ -29,6 +29,11 @@ const CACHE_BUSTING_CONFIG_KEYS: ReadonlyArray<readonly [string, string]> = [
   ['compression', 'min_tail_user_messages'],
   ['agent', 'disabled_toolsets'],
   ['memory', 'provider'],
+  // Not in upstream's list, though its rule ("baked at construction") covers them: the built-in store takes its
+  // limits when the agent is built, while the Memory page (and upstream's own CLI/desktop store) reads config.yaml
+  // afresh, so without a rebuild a running session's tool kept refusing at a limit the page no longer shows.
+  ['memory', 'memory_char_limit'],
+  ['memory', 'user_char_limit'],
   ['checkpoints', 'enabled'],
   ['checkpoints', 'max_snapshots'],
   ['checkpoints', 'max_total_size_mb'],

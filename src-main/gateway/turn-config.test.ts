@@ -87,6 +87,24 @@ describe('TurnConfigResolver', () => {
     expect(r.resolve('default', dir).signature).toBe(fresh(dir))
   })
 
+  it("a memory char limit edit changes the signature: the cached agent's memory tool takes the new limit", () => {
+    const dir = home('model: {default: m1, provider: openai}\n')
+    const r = new TurnConfigResolver({ vault: envVault })
+    const before = r.resolve('default', dir).signature
+    writeFileSync(
+      join(dir, 'config.yaml'),
+      'model: {default: m1, provider: openai}\nmemory: {memory_char_limit: 4000}\n'
+    )
+    const memory = r.resolve('default', dir).signature
+    expect(memory).not.toBe(before)
+    expect(memory).toBe(fresh(dir))
+    writeFileSync(
+      join(dir, 'config.yaml'),
+      'model: {default: m1, provider: openai}\nmemory: {memory_char_limit: 4000, user_char_limit: 900}\n'
+    )
+    expect(r.resolve('default', dir).signature).not.toBe(memory)
+  })
+
   it('a reasoning-only edit keeps the signature but updates the per-turn setting', () => {
     const dir = home()
     const r = new TurnConfigResolver({ vault: envVault })

@@ -50,12 +50,29 @@ export function memoryLimitsOf(config: Record<string, unknown> | null | undefine
 
 const grouped = (n: number) => n.toLocaleString('en-US')
 
-/** `12% — 264/2,200 chars` (or just `264/2,200` without the percent): floored, capped at 100. */
-export function usageOf(entries: readonly string[], limit: number, withPercent = true): string {
+/** How full one file is: its entries' joined size, its limit, and the floored percent (capped at 100). */
+export interface MemoryUsage {
+  used: number
+  limit: number
+  percent: number
+}
+
+/**
+ * The one count both the limit checks and every usage figure (the tool's answers, the prompt header, the Memory
+ * page) come from, so none of them can disagree. The percent is upstream's `int(used / limit * 100)` in the same
+ * float arithmetic (29/100 is 28%, not 29%); a limit of 0 or less reads 0%.
+ */
+export function usageFigures(entries: readonly string[], limit: number): MemoryUsage {
   const used = entriesSize(entries)
+  const percent = limit > 0 ? Math.min(100, Math.floor((used / limit) * 100)) : 0
+  return { used, limit, percent }
+}
+
+/** `12% — 264/2,200 chars` (or just `264/2,200` without the percent). */
+export function usageOf(entries: readonly string[], limit: number, withPercent = true): string {
+  const { used, percent } = usageFigures(entries, limit)
   if (!withPercent) return `${grouped(used)}/${grouped(limit)}`
-  const pct = limit > 0 ? Math.min(100, Math.floor((used / limit) * 100)) : 0
-  return `${pct}% — ${grouped(used)}/${grouped(limit)} chars`
+  return `${percent}% — ${grouped(used)}/${grouped(limit)} chars`
 }
 
 /** The refusal for a memory write whose text looks like an injection, or null when it is clean. */

@@ -22,8 +22,10 @@ import {
   ENTRY_DELIMITER,
   entriesSize,
   memoryLimitsOf,
+  usageFigures,
   usageOf,
-  type MemoryLimits
+  type MemoryLimits,
+  type MemoryUsage
 } from './builtin-limits'
 
 export type MemoryTarget = 'memory' | 'user'
@@ -65,6 +67,20 @@ export function readEntries(home: string, target: MemoryTarget): string[] {
   assertTarget(target)
   const raw = readRaw(home, target)
   return raw === null ? [] : [...new Set(splitEntries(raw))]
+}
+
+/**
+ * How full `target`'s file is, as the memory tool counts it against the same limit (config.yaml's
+ * `memory.<target>_char_limit`, read as the tool and the page's edits read it): the joined entries upstream keeps
+ * (line ends normalised, entries stripped, blanks and repeats dropped), not the file's raw text. `entries` are the
+ * ones just read or written, when the caller has them.
+ */
+export function memoryUsage(
+  home: string,
+  target: MemoryTarget,
+  entries: readonly string[] = readEntries(home, target)
+): MemoryUsage {
+  return usageFigures(entries, memoryLimitsOf(loadConfig(home).raw)[target])
 }
 
 /** What keeps a memory file from being used as it is; null when nothing does (or there is no file). */

@@ -4,7 +4,14 @@
  */
 export { memoryToolDefinitions } from './tools'
 export { buildMemoryContextBlock } from './context-fence'
-export { readEntries, editEntry, memoryFileProblem, memoryFileProblems, removeMemoryFile } from './builtin-store'
+export {
+  readEntries,
+  editEntry,
+  memoryFileProblem,
+  memoryFileProblems,
+  memoryUsage,
+  removeMemoryFile
+} from './builtin-store'
 export { MemoryActivityHub } from './activity-hub'
 export {
   buildMemoryManagerForAgent,

@@ -2,12 +2,14 @@
 // own store, threat scan and SOUL.md loader answer (scripts/golden/memory_store.py). Each scenario is replayed here
 // through the path a turn uses (buildMemoryManagerForAgent over the home's config.yaml, the manager's `memory` tool,
 // the prompt block), and the files Caduceus leaves must be the bytes and modes upstream leaves. The Memory page's
-// edits go through the host dispatcher; the lock test holds upstream's flock from a second real process.
+// edits go through the host dispatcher; the lock test holds upstream's flock from a second real process. How full
+// each file is (the Memory page's figure) is checked against upstream's counts in memory-usage/upstream.json
+// (scripts/golden/memory_usage.py).
 import { spawn } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scanForThreats } from '@shared/contract/threat-scan'
 import { loadConfig, readSoul } from '../config'
 import { createHost } from '../host'
@@ -180,5 +182,87 @@ describe("upstream's MEMORY.md.lock", { timeout: 60_000 }, () => {
       delete process.env.CADUCEUS_MEMORY_LOCK_WAIT_MS
       holder.kill()
     }
+  })
+})
+
+type Target = 'memory' | 'user'
+type Count = { used: number; limit: number }
+type MemoryUsage = Count & { percent: number }
+interface UsageCase {
+  name: string
+  config: string
+  files: Record<string, string>
+  op: Record<string, string>
+  before: Record<Target, Count>
+  answer: { success: boolean; usage?: string }
+  after: Record<Target, Count>
+}
+const usageGolden = JSON.parse(
+  readFileSync(resolve(import.meta.dirname, '../../test/fixtures/upstream/memory-usage/upstream.json'), 'utf8')
+) as { commit: string; cases: UsageCase[] }
+
+// Each case is a profile of one host: the Memory page's read (memory.entries through the dispatcher) must show
+// upstream's count and limit before and after one tool call, and Caduceus's tool (the path a turn uses) must answer
+// with upstream's figure — which is the page's numbers worded as the tool words them, so the two cannot disagree.
+describe(`how full each file is, as upstream ${usageGolden.commit.slice(0, 8)} counts it`, () => {
+  const root = mkdtempSync(join(tmpdir(), 'cad-mem-usage-'))
+  made.push(root)
+  const profileOf = (i: number) => `u${i}`
+  const homeOf = (i: number) => join(root, 'profiles', profileOf(i))
+  let host: Awaited<ReturnType<typeof createHost>>
+  beforeAll(async () => {
+    usageGolden.cases.forEach((c, i) => {
+      mkdirSync(join(homeOf(i), 'memories'), { recursive: true })
+      writeFileSync(join(homeOf(i), 'config.yaml'), c.config)
+      for (const [name, text] of Object.entries(c.files)) writeFileSync(join(homeOf(i), 'memories', name), text)
+    })
+    host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
+  })
+  afterAll(() => host.close())
+
+  /** What the page's read gets for one file. */
+  async function shown(i: number, target: Target): Promise<MemoryUsage> {
+    const r = await host.dispatcher.invoke('memory.entries', { profile: profileOf(i), target })
+    if (!r.ok) throw new Error(r.error.message)
+    return (r.output as { usage: MemoryUsage }).usage
+  }
+  const worded = (u: MemoryUsage) =>
+    `${u.percent}% — ${u.used.toLocaleString('en-US')}/${u.limit.toLocaleString('en-US')} chars`
+
+  it.each(usageGolden.cases.map((c, i) => [c.name, c, i] as const))('%s', async (_n, c, i) => {
+    const target = c.op.target as Target
+    for (const t of ['memory', 'user'] as const) expect(await shown(i, t)).toMatchObject(c.before[t])
+    const m = await agentMemory(homeOf(i))
+    const reply = JSON.parse(await withHomeOverride(homeOf(i), () => m.handleToolCall('memory', c.op))) as Record<
+      string,
+      unknown
+    >
+    expect(reply.success).toBe(c.answer.success)
+    if (c.answer.usage !== undefined) expect(reply.usage).toBe(c.answer.usage)
+    const after = await shown(i, target)
+    expect(after).toMatchObject(c.after[target])
+    if (c.answer.success && c.answer.usage) expect(worded(after)).toBe(c.answer.usage)
+  })
+
+  it('a page edit answers with the count its next read shows; a refused one changes nothing', async () => {
+    const i = usageGolden.cases.findIndex((c) => c.name === 'empty store, one add')
+    const res = await host.dispatcher.invoke('memory.edit', {
+      profile: profileOf(i),
+      op: 'add',
+      target: 'memory',
+      content: 'Standup is at 9:30'
+    })
+    // 'Prefers metric units' (20, the case's tool add) + the delimiter (3) + 18
+    expect(res).toMatchObject({ ok: true, output: { usage: { used: 41, limit: 2200, percent: 1 } } })
+    expect(await shown(i, 'memory')).toEqual({ used: 41, limit: 2200, percent: 1 })
+    const full = usageGolden.cases.findIndex((c) => c.name === 'add past the limit is refused')
+    const refused = await host.dispatcher.invoke('memory.edit', {
+      profile: profileOf(full),
+      op: 'add',
+      target: 'user',
+      content: 'Prefers long answers'
+    })
+    expect(JSON.stringify(refused)).toMatch(/would be at 56\/40 chars, over its limit/)
+    expect(await shown(full, 'user')).toMatchObject(usageGolden.cases[full]!.after.user)
   })
 })

@@ -54,6 +54,9 @@ const ev = (id: number, patch: Partial<MemoryEvent> = {}): MemoryEvent => ({
   ...patch
 })
 
+// a stand-in count for the fake host (the real one is memoryUsage, tested against upstream's figures)
+const usageOf = (list: string[]) => ({ used: list.join('\n§\n').length, limit: 2200, percent: 0 })
+
 beforeEach(async () => {
   resetStores()
   entries = { default: ['likes tea'], work: ['uses vim'] }
@@ -66,7 +69,8 @@ beforeEach(async () => {
     'memory.entries': ({ profile, target }) => ({
       profile,
       target: target ?? 'memory',
-      entries: entries[profile] ?? []
+      entries: entries[profile] ?? [],
+      usage: usageOf(entries[profile] ?? [])
     }),
     'memory.edit': (edit) => {
       const list = [...(entries[edit.profile] ?? [])]
@@ -74,7 +78,7 @@ beforeEach(async () => {
       else if (edit.op === 'replace') list[edit.index] = edit.content
       else list.splice(edit.index, 1)
       entries[edit.profile] = list
-      return { profile: edit.profile, target: edit.target, entries: list }
+      return { profile: edit.profile, target: edit.target, entries: list, usage: usageOf(list) }
     },
     'memory.health': () => ({
       items: [

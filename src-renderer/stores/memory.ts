@@ -190,6 +190,8 @@ export function useMemoryEntries(profile: string | null) {
     /** The entries are read (perhaps stale, a re-read on its way): a box's entry missing from them is gone. */
     ready: q.data !== undefined,
     readOnly: q.data?.readOnly ?? null,
+    /** How full the file is, counted by the host as the memory tool counts it against its limit. */
+    usage: q.data?.usage ?? null,
     loading: q.isFetching,
     error: q.error ? errorMessage(q.error) : null
   }

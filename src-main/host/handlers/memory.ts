@@ -1,4 +1,4 @@
-import { editEntry, memoryFileProblem, readEntries, type MemoryActivityHub } from '../../memory'
+import { editEntry, memoryFileProblem, memoryUsage, readEntries, type MemoryActivityHub } from '../../memory'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 
@@ -18,11 +18,15 @@ export function memoryHandlers(s: Services, hub: MemoryActivityHub): MemoryHandl
     'memory.entries': ({ profile, target }) => {
       const home = s.homeOf(profile)
       const readOnly = memoryFileProblem(home, target)
-      return { profile, target, entries: readEntries(home, target), ...(readOnly ? { readOnly } : {}) }
+      const entries = readEntries(home, target)
+      // counted as the memory tool counts it against its limit, so the page and the tool never disagree
+      const usage = memoryUsage(home, target, entries)
+      return { profile, target, entries, usage, ...(readOnly ? { readOnly } : {}) }
     },
     'memory.edit': async (edit) => {
       const started = performance.now()
-      const entries = await editEntry(s.homeOf(edit.profile), edit)
+      const home = s.homeOf(edit.profile)
+      const entries = await editEntry(home, edit)
       // UI edits are memory writes too: they belong in that profile's activity feed.
       hub.get(edit.profile)?.record({
         provider: 'builtin',
@@ -35,7 +39,7 @@ export function memoryHandlers(s: Services, hub: MemoryActivityHub): MemoryHandl
         summary: `${edit.op} ${edit.target} entry from the Memory page`,
         size: 'content' in edit ? edit.content.length : null
       })
-      return { profile: edit.profile, target: edit.target, entries }
+      return { profile: edit.profile, target: edit.target, entries, usage: memoryUsage(home, edit.target, entries) }
     },
     'memory.health': ({ profile }) => {
       knownScope(profile)

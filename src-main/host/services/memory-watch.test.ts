@@ -1,5 +1,6 @@
 // The built-in memory files as another process writes them (upstream's memory tool): the watch wakes on the folder,
-// the tick covers a folder that appears later, and only a change to MEMORY.md / USER.md is announced.
+// the tick covers a folder that appears later, and only a change to MEMORY.md / USER.md (or to config.yaml, which
+// holds their limits) is announced.
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -26,6 +27,25 @@ describe('MemoryFolderWatch', () => {
       await expect.poll(() => changes, { timeout: 10_000, interval: 20 }).toBe(1)
       w.check()
       expect(changes).toBe(1)
+    } finally {
+      w.stop()
+    }
+  })
+
+  it("announces a rewrite of the profile's config.yaml (the files' char limits), and not state.db beside it", async () => {
+    const home = tempDir('cad-memwatch-')
+    mkdirSync(join(home, 'memories'))
+    writeFileSync(join(home, 'config.yaml'), 'model: x\n')
+    let changes = 0
+    const w = new MemoryFolderWatch(home, () => changes++, { settleMs: 10 }).start()
+    try {
+      writeFileSync(join(home, 'state.db-wal'), 'a turn')
+      w.check()
+      expect(changes).toBe(0)
+      // written as Settings and upstream's save_config write it: a temp file renamed over it
+      writeFileSync(join(home, '.config.tmp'), 'model: x\nmemory:\n  memory_char_limit: 4000\n')
+      renameSync(join(home, '.config.tmp'), join(home, 'config.yaml'))
+      await expect.poll(() => changes, { timeout: 10_000, interval: 20 }).toBe(1)
     } finally {
       w.stop()
     }

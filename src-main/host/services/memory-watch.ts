@@ -5,11 +5,16 @@
  * that does not exist yet — upstream makes it on its first write —, a file system without inotify). A check compares
  * the two files' size + mtime, so a lock file or a temp file's rename that leaves them as they were emits nothing;
  * checks are coalesced into one callback per burst.
+ *
+ * The profile's config.yaml is watched the same way (only that name in the home, which also holds state.db and its
+ * WAL, written on every turn): it holds the files' char limits (`memory.memory_char_limit` / `user_char_limit`), so
+ * an edit there changes how full the Memory page says they are.
  */
 import { statSync, watch, type FSWatcher } from 'node:fs'
 import { join } from 'node:path'
 
 const FILES = ['MEMORY.md', 'USER.md']
+const CONFIG = 'config.yaml'
 
 export interface MemoryWatchOptions {
   /** Coalescing window after a file event (ms). */
@@ -20,13 +25,14 @@ export interface MemoryWatchOptions {
 
 export class MemoryFolderWatch {
   private fsw: FSWatcher | null = null
+  private configWatch: FSWatcher | null = null
   private tick: NodeJS.Timeout | null = null
   private pending: NodeJS.Timeout | null = null
   private print: string
   private readonly dir: string
 
   constructor(
-    home: string,
+    private readonly home: string,
     private readonly onChange: () => void,
     private readonly opts: MemoryWatchOptions = {}
   ) {
@@ -35,6 +41,17 @@ export class MemoryFolderWatch {
   }
 
   start(): this {
+    try {
+      this.configWatch = watch(this.home, { persistent: false }, (_e, name) => {
+        if (name === null || name === CONFIG) this.soon()
+      })
+      this.configWatch.on('error', () => {
+        this.configWatch?.close() // the tick still compares config.yaml's stat
+        this.configWatch = null
+      })
+    } catch {
+      this.configWatch = null // no watch on this file system: the tick compares config.yaml's stat
+    }
     this.openWatch()
     this.schedule()
     return this
@@ -42,7 +59,8 @@ export class MemoryFolderWatch {
 
   stop(): void {
     this.fsw?.close()
-    this.fsw = null
+    this.configWatch?.close()
+    this.fsw = this.configWatch = null
     if (this.tick) clearTimeout(this.tick)
     if (this.pending) clearTimeout(this.pending)
     this.tick = this.pending = null
@@ -61,14 +79,16 @@ export class MemoryFolderWatch {
   }
 
   private fingerprint(): string {
-    return FILES.map((f) => {
-      try {
-        const st = statSync(join(this.dir, f))
-        return `${st.size}:${st.mtimeMs}`
-      } catch {
-        return '-' // not there (or not readable): a print that changes when it appears
-      }
-    }).join('|')
+    return [...FILES.map((f) => join(this.dir, f)), join(this.home, CONFIG)]
+      .map((file) => {
+        try {
+          const st = statSync(file)
+          return `${st.size}:${st.mtimeMs}`
+        } catch {
+          return '-' // not there (or not readable): a print that changes when it appears
+        }
+      })
+      .join('|')
   }
 
   private openWatch(): void {

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import { clearSentDraft, useDraft } from '../../lib/drafts'
 import { editEntry, loadEntries, useMemoryEntries } from '../../stores/memory'
 import { useEntryDrafts, type EntryDraft } from './entry-draft'
+import { UsageMeter } from './UsageMeter'
 
 /** Focus in a box just opened, the caret after its text (where typing goes on). */
 const focusAtEnd = (el: HTMLTextAreaElement) => {
@@ -22,7 +23,7 @@ const focusAtEnd = (el: HTMLTextAreaElement) => {
  * unsaved, rather than dropping it unasked. A page left or reloaded keeps it too.
  */
 export function MemoryEntries({ profile }: { profile: string | null }) {
-  const { target, entries, ready, readOnly, loading, error } = useMemoryEntries(profile)
+  const { target, entries, ready, readOnly, usage, loading, error } = useMemoryEntries(profile)
   const file = target === 'memory' ? 'MEMORY.md' : 'USER.md'
   const fileKey = `${profile}/${target}`
   const addKey = profile ? `memory-add:${fileKey}` : null
@@ -122,6 +123,8 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
           ))}
         </div>
       </div>
+      {/* a file the tool cannot read (not UTF-8) has no count the tool would give */}
+      {usage && readOnly == null && <UsageMeter usage={usage} file={file} profile={profile} />}
       {error && (
         <div className="err-text" role="alert">
           {error}
