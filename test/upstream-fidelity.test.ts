@@ -8,9 +8,9 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync } from 'node:
 import { join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import type { Message } from '@shared/contract'
-import { rowSummary } from '@shared/contract/merged-summary'
-import { classifyRow } from '@shared/contract/notice-rows'
+import { MESSAGE_PREVIEW_CHARS, MESSAGE_TEXT_CHUNK, type Message } from '@shared/contract'
+import { mergeSummaryInto, rowSummary, splitMergedSummary } from '@shared/contract/merged-summary'
+import { classifyRow, mergedSummaryOf } from '@shared/contract/notice-rows'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
 import { parseArgs } from '../src-main/host/cli/args'
@@ -660,5 +660,69 @@ describe("upstream's continuation read through the host: the fold and the chain 
     expect(asTyped).toHaveLength(1)
     expect(asTyped[0]).toMatch(/^## user · /)
     expect(asTyped[0]).not.toContain('<details>')
+  })
+})
+
+// A summary longer than a page's cut (MESSAGE_PREVIEW_CHARS) merged into a kept message, in each layout: upstream's
+// compressor's own merged row and an earlier release's summary-first one (test/fixtures/upstream/long-merged,
+// scripts/golden/long_merged.py), and Caduceus's (its compression's merge). The page reads the layout over the whole
+// text, so the transcript shows the kept words and folds the summary's start, as the full text reads.
+describe('a long summary merged into a kept message reads on a page as in full', () => {
+  const long = resolve(gold, '../long-merged')
+  const G = JSON.parse(readFileSync(join(long, 'golden.json'), 'utf8')) as Rec
+  const SUMMARY = `## Progress\n${'- a step of the plan, kept in order\n'.repeat(1200)}`
+  const KEPT = 'CAD-LONG: so which of the steps is left?'
+  let host: Host
+  beforeAll(async () => {
+    const home = tmp()
+    copyFileSync(join(long, 'state.db'), join(home, 'state.db'))
+    const store = new SessionStore(join(home, 'state.db'))
+    const sid = await store.createSession('cad-long-merged', 'cli')
+    await store.appendMessages(sid, [
+      { role: 'user', content: mergeSummaryInto(KEPT, SUMMARY), displayMetadata: { summaryMerged: true } },
+      { role: 'assistant', content: 'Only the last step is left.' }
+    ])
+    G.cases.caduceus = { sessionId: sid, index: 0, role: 'user', kept: KEPT }
+    store.close()
+    host = await open(home)
+  })
+  afterAll(() => host.close())
+
+  it.each(['merged', 'summary-first', 'caduceus'])('%s', async (key) => {
+    const c = G.cases[key] as Rec
+    const page = (await call(host, 'sessions.messages', { profile: 'default', sessionId: c.sessionId, limit: 50 }))
+      .items as Message[]
+    // the one long row (the page leaves out a continuation's copies of its parent's head, so not by position)
+    const long = page.filter((m) => m.contentBytes !== undefined)
+    expect(long).toHaveLength(1)
+    const row = long[0]!
+    expect(row.role).toBe(c.role)
+    expect(row.contentBytes).toBeGreaterThan(MESSAGE_PREVIEW_CHARS)
+    // shown as the kept message with its summary folded, not folded whole as a summary
+    expect(row.summaryMerged).toBe(true)
+    expect(classifyRow(row)).toBeNull()
+    // the kept words, cut to a preview themselves where they are long (a pasted file)
+    const merged = mergedSummaryOf(row)!
+    const kept = c.kept as string
+    expect(merged.kept.length).toBe(Math.min(kept.length, MESSAGE_PREVIEW_CHARS))
+    expect(kept.startsWith(merged.kept)).toBe(true)
+    // the full text ("show all") reads the same way: the same kept words, the summary the page's start continues
+    let full = ''
+    for (let offset = 0, total = 1; offset < total; offset += MESSAGE_TEXT_CHUNK) {
+      const chunk = await call(host, 'sessions.messageText', {
+        profile: 'default',
+        sessionId: c.sessionId,
+        messageId: row.id,
+        field: 'content',
+        offset
+      })
+      full += chunk.text as string
+      total = chunk.total as number
+    }
+    const whole = splitMergedSummary(full)!
+    expect(whole.kept === kept).toBe(true)
+    expect(whole.summary.length).toBeGreaterThan(40_000)
+    expect(whole.summary.startsWith(merged.summary)).toBe(true)
+    expect(merged.summary.length).toBeGreaterThan(30_000)
   })
 })

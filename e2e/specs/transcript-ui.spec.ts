@@ -1,4 +1,7 @@
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import type { MessagePage, SessionDetail, SessionPage as Page, SubagentList } from '@shared/contract'
+import { mergeSummaryInto } from '@shared/contract/merged-summary'
 import { test, expect } from '../fixtures/host'
 import { api } from '../fixtures/external'
 import { AppShell } from '../page-models/app-shell'
@@ -357,6 +360,20 @@ test('a compression chain opens as one conversation with a compaction marker and
   })
   const chain = detail.lineage.chain.map((r) => r.id)
   const tip = chain[chain.length - 1]!
+  // the tip opens with a summary longer than a page's cut, merged into the user's kept question (Caduceus's layout)
+  const KEPT = 'E2E-KEPT: which steps are left?'
+  const steps = Array.from({ length: 3000 }, (_, i) => `- step ${i}: done`).join('\n')
+  const db = new Database(join(host.root, 'state.db'))
+  let opening: number
+  try {
+    opening = db.prepare('SELECT MIN(id) FROM messages WHERE session_id = ?').pluck().get(tip) as number
+    db.prepare(`UPDATE messages SET role = 'user', content = ? WHERE id = ?`).run(
+      mergeSummaryInto(KEPT, `## Progress\n${steps}`),
+      opening
+    )
+  } finally {
+    db.close()
+  }
   await shell.open(host.url)
   await transcript.open('default', tip)
   const marker = page.locator(`[data-testid="compaction-marker"][data-segment="${tip}"]`)
@@ -365,8 +382,18 @@ test('a compression chain opens as one conversation with a compaction marker and
   await expect(marker).toContainText('Context compacted')
   await expect(marker).toContainText(`part ${chain.length} of ${chain.length}`)
   // the tip's opening summary is folded, one click away
-  const summary = page.getByTestId('compaction-summary').last()
+  const merged = page.locator(`[data-testid="message"][data-message-id="${opening}"]`)
+  const summary = merged.getByTestId('compaction-summary')
   await expect(summary.getByTestId('compaction-summary-toggle')).toHaveAttribute('aria-expanded', 'false')
+  // its kept words show as the user's message; the summary's start is folded, "Show all" reads the rest
+  await expect(merged).toHaveAttribute('data-role', 'user')
+  await expect(merged.locator('.msg-body')).toHaveText(KEPT)
+  await summary.getByTestId('compaction-summary-toggle').click()
+  await expect(summary).not.toContainText('step 2999: done')
+  await summary.getByTestId('tool-show-all').click()
+  await expect(summary.getByTestId('tool-cut')).toHaveCount(0)
+  await expect(summary).toContainText('step 2999: done')
+  await expect(merged.locator('.msg-body')).toHaveText(KEPT)
   // the previous segment's messages are part of the same transcript
   const rootPage = await api<{ items: Array<{ id: number }> }>(host.url, 'sessions.messages', {
     profile: 'default',

@@ -80,7 +80,8 @@ export function splitMergedSummary(content: string | null): { kept: string; summ
     [UPSTREAM_HEADER, UPSTREAM_DELIMITER, UPSTREAM_END]
   ] as const) {
     if (!content.startsWith(`${header}\n`)) continue
-    const at = content.lastIndexOf(`\n\n${delimiter}\n\n`)
+    // at the first delimiter, as upstream parts its merged rows (and as a page's cut row is read: read-message-text.ts)
+    const at = content.indexOf(`\n\n${delimiter}\n\n`)
     if (at < 0) return null
     const kept = content.slice(header.length + 1, at)
     let summary = content.slice(at + delimiter.length + 4)
@@ -93,6 +94,24 @@ export function splitMergedSummary(content: string | null): { kept: string; summ
     const kept = at < 0 ? '' : content.slice(at + UPSTREAM_END.length + 4)
     if (kept.trim()) return { kept, summary: content.slice(0, at).trimStart() }
   }
+  return null
+}
+
+/**
+ * How a merged row opening with `head` is laid out, for a reader holding only its start (a transcript page's cut):
+ * what opens it, the line that parts the summary from the kept words, and which of the two comes first. The same
+ * openings splitMergedSummary reads; null when no merged layout opens so.
+ */
+export function mergedLayoutOf(head: string): { opening: string; split: string; keptFirst: boolean } | null {
+  if (head.startsWith(`${SUMMARY_MARKER}\n`))
+    return { opening: `${SUMMARY_MARKER}\n`, split: `\n\n${MERGED_SUMMARY_END}\n\n`, keptFirst: false }
+  for (const [header, delimiter] of [
+    [OLD_HEADER, OLD_DELIMITER],
+    [UPSTREAM_HEADER, UPSTREAM_DELIMITER]
+  ] as const)
+    if (head.startsWith(`${header}\n`))
+      return { opening: `${header}\n`, split: `\n\n${delimiter}\n\n`, keptFirst: true }
+  if (opensWithBanner(head.trimStart())) return { opening: '', split: `\n\n${UPSTREAM_END}\n\n`, keptFirst: false }
   return null
 }
 

@@ -8,6 +8,8 @@ import {
   MESSAGE_FIELD_MAX_BYTES,
   MESSAGE_PAGE_CHARS,
   MESSAGE_PREVIEW_CHARS,
+  mergedLayoutOf,
+  splitMergedSummary,
   type Message,
   type MessageText,
   type ToolCall
@@ -84,12 +86,42 @@ function cutToolCalls(db: Database.Database, messageId: number): ToolCall[] | nu
   })
 }
 
+const SPLIT_AT = 'SELECT instr(content, ?) FROM messages WHERE id = ?'
+const PARTS = 'SELECT substr(content, ?, ?) AS first, substr(content, ?, ?) AS second FROM messages WHERE id = ?'
+
+/**
+ * A compression summary merged into a kept message, longer than a preview (merged-summary.ts): cut at the preview, the
+ * line that parts summary from kept words would be lost and the row read as a summary alone, hiding the message. Its
+ * layout is read in SQL over the whole text (its opening is in the preview; the split is found where it is, nothing
+ * more is transferred), and the page gets the same layout with each part cut to its preview: the kept words and the
+ * summary's start, which the transcript folds with "show all" for the rest. Null: not a merged row.
+ */
+function cutMerged(db: Database.Database, id: number, head: string): string | null {
+  const layout = mergedLayoutOf(head)
+  if (!layout) return null
+  const at = stmt<number>(db, SPLIT_AT).pluck().get(layout.split, id)
+  if (typeof at !== 'number' || at <= layout.opening.length) return null
+  const from = layout.opening.length + 1
+  const parts = stmt<{ first: string | null; second: string | null }>(db, PARTS).get(
+    from,
+    Math.min(at - from, P),
+    at + layout.split.length,
+    P,
+    id
+  )
+  if (!parts) return null
+  const text = `${layout.opening}${preview(parts.first ?? '').text}${layout.split}${preview(parts.second ?? '').text}`
+  return splitMergedSummary(text) ? text : null
+}
+
 /** Cuts a page row's long fields to their previews, noting the full sizes. */
 export function cutRow(db: Database.Database, m: Message, r: Record<string, unknown>): Message {
   const huge = (bytes: unknown) => typeof bytes === 'number' && bytes > MESSAGE_FIELD_MAX_BYTES
   if (m.content !== null) {
     const p = preview(m.content)
-    m.content = p.text
+    const merged = p.cut && (m.role === 'user' || m.role === 'assistant') ? cutMerged(db, m.id, m.content) : null
+    m.content = merged ?? p.text
+    if (merged) m.summaryMerged = true
     if (p.cut || huge(r.content_bytes)) m.contentBytes = Number(r.content_bytes)
   }
   if (m.reasoning !== null) {

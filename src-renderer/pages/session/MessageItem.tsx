@@ -1,5 +1,5 @@
-import { memo, useState } from 'react'
-import type { Message } from '@shared/contract'
+import { memo, useState, type ReactNode } from 'react'
+import { splitMergedSummary, type Message } from '@shared/contract'
 import { ChevronIcon } from '../../components/icons'
 import { Highlighted } from '../../components/Snippet'
 import { durationLabel, formatDateTime, messageTime } from '../../lib/format'
@@ -10,7 +10,7 @@ import { DelegationNoticeCard } from './DelegationNoticeCard'
 import { ProcessNoticeCard } from './ProcessNoticeCard'
 import { StoppedTurnCard } from './StoppedTurnCard'
 import { classifyRow, mergedSummaryOf } from '@shared/contract/notice-rows'
-import { CallArguments, ToolResultOutput } from './ShowAll'
+import { CallArguments, CutMergedRow, ToolResultOutput } from './ShowAll'
 import { callDuration, useToolPairs } from './tool-pairs'
 import { failureOf, parseToolResult, pathArg } from '@shared/contract/tool-result'
 import { toolResultStatus } from '@shared/contract/tool-result-text'
@@ -198,14 +198,24 @@ function CompactedBadge() {
 }
 
 /** A compression summary, folded: what the compressor kept of the earlier conversation, not anyone's words. */
-function SummaryFold({ text, terms }: { text: string; terms: string[] | undefined }) {
+function SummaryFold({ text, terms, cut }: { text: string; terms: string[] | undefined; cut?: ReactNode }) {
   return (
     <Fold
       testId="compaction-summary"
       label={<span className="muted">Compaction summary · {text.length.toLocaleString()} chars</span>}
     >
       <Markdown text={text} terms={terms} saved />
+      {cut}
     </Fold>
+  )
+}
+
+/** A message's own words: a user's as typed, anyone else's as Markdown. */
+function MessageBody({ role, text, terms }: { role: string; text: string; terms: string[] | undefined }) {
+  return (
+    <div className="msg-body">
+      {role === 'user' ? <UserBody text={text} terms={terms} /> : <Markdown text={text} terms={terms} saved />}
+    </div>
   )
 }
 
@@ -322,12 +332,26 @@ export const MessageItem = memo(function MessageItem({
         {m.compacted && <CompactedBadge />}
       </div>
       {m.reasoning && <Reasoning text={m.reasoning} />}
-      {body && (
-        <div className="msg-body">
-          {m.role === 'user' ? <UserBody text={body} terms={terms} /> : <Markdown text={body} terms={terms} saved />}
-        </div>
+      {merged && m.contentBytes !== undefined ? (
+        // cut by the host: the kept words and the summary's start, and "Show all" under the summary for the rest
+        <CutMergedRow
+          m={m}
+          view={(text, cut) => {
+            const parts = splitMergedSummary(text) ?? merged
+            return (
+              <>
+                {parts.kept && <MessageBody role={m.role} text={parts.kept} terms={terms} />}
+                <SummaryFold text={parts.summary} terms={terms} cut={cut} />
+              </>
+            )
+          }}
+        />
+      ) : (
+        <>
+          {body && <MessageBody role={m.role} text={body} terms={terms} />}
+          {merged && <SummaryFold text={merged.summary} terms={terms} />}
+        </>
       )}
-      {merged && <SummaryFold text={merged.summary} terms={terms} />}
       {m.toolCallsMalformed && (
         <div className="msg-body muted" data-testid="message-malformed-calls">
           (a tool-call record was stored here in a form that cannot be read as calls)

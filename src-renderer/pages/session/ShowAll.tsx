@@ -122,3 +122,17 @@ export function CallArguments({
     </>
   )
 }
+
+/**
+ * A row holding a compression summary merged into a kept message, cut by the host (its kept words and the summary's
+ * start, each a preview): `view` gets the text to read the two parts from — the page's, then the whole row once
+ * "Show all" (`cut`, shown under the summary) has read it.
+ */
+export function CutMergedRow({ m, view }: { m: Message; view: (text: string, cut: ReactNode) => ReactNode }) {
+  const { full, state, load } = useWholeField(m, 'content')
+  const cut =
+    m.contentBytes === undefined || full !== null ? null : (
+      <CutNotice shown bytes={m.contentBytes} state={state} onLoad={() => void load()} />
+    )
+  return <>{view(full ?? m.content ?? '', cut)}</>
+}
