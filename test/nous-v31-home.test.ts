@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { TurnFinished } from '@shared/contract'
+import type { Message, TurnFinished } from '@shared/contract'
+import { classifyRow } from '@shared/contract/notice-rows'
 import type { LogRecord } from '@shared/contract/log'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
@@ -299,6 +300,43 @@ describe('a home on the newest upstream schema (v31, NousResearch/hermes-agent)'
         query: 'switched'
       })
       expect(hits.hits).toEqual([])
+    })
+  }, 30_000)
+
+  it("a row v31's _compressed_summary marks is a summary whatever it opens with; unmarked, the openings decide", async () => {
+    const dir = home()
+    // a later upstream's summary opening no reader knows yet, in the row upstream flagged, and the same words a user
+    // types (no flag), and a flagged summary merged into the kept question
+    const NEW_OPENING = '[HANDOFF NOTES — a later upstream] Earlier turns gathered receipts for quarters 0-5.'
+    const db = new Database(join(dir, 'state.db'))
+    // this SQLite cannot load the CJK index's tokenizer its triggers write through: this test only reads the rows
+    for (const t of db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'messages_fts_cjk_%'")
+      .pluck()
+      .all() as string[])
+      db.exec(`DROP TRIGGER "${t}"`)
+    db.prepare('UPDATE messages SET content = ? WHERE session_id = ? AND _compressed_summary = 1').run(NEW_OPENING, TIP)
+    db.prepare('INSERT INTO messages(session_id, role, content, timestamp) VALUES (?, ?, ?, ?)').run(
+      TIP,
+      'user',
+      NEW_OPENING,
+      1764950000
+    )
+    db.close()
+    await withHost(dir, async (call) => {
+      const page = await call<{ items: Message[] }>('sessions.messages', { profile: 'default', sessionId: TIP })
+      const typed = page.items.filter((m) => m.content === NEW_OPENING)
+      expect(typed.map((m) => [m.compressedSummary ?? false, classifyRow(m)?.kind ?? null])).toEqual([
+        [true, 'summary'],
+        [false, null]
+      ])
+      // the Markdown export folds the flagged row only
+      const md = await call<{ content: string }>('sessions.export', {
+        profile: 'default',
+        sessionId: TIP,
+        format: 'markdown'
+      })
+      expect(md.content.match(/<details><summary>Compaction summary/g)).toHaveLength(1)
     })
   }, 30_000)
 

@@ -150,10 +150,18 @@ function readSummary(content: string | null | undefined): { summary: string; kep
  * a later compression's transcript. Both programs write a summary as a user or assistant message (upstream picks the
  * role that keeps the turns alternating; Caduceus's is a user one, or merged), so a tool result or any other row that
  * happens to open with a marker is what its role says it is.
+ *
+ * `flagged`: the row's `_compressed_summary` column where the home has one (upstream v31; both programs set it on the
+ * summaries they write there). Set, it is the authority: the row is a summary whatever its text opens with, so an
+ * opening a later upstream writes is still one (merged, if its text is laid out so). Absent, NULL or 0, the openings
+ * decide — a home an older writer shares leaves 0 on the summaries it writes.
  */
 export function rowSummary(
   role: string,
-  content: string | null | undefined
+  content: string | null | undefined,
+  flagged?: boolean | number | null
 ): { summary: string; kept: string | null } | null {
-  return role === 'user' || role === 'assistant' ? readSummary(content) : null
+  if (role !== 'user' && role !== 'assistant') return null
+  const read = readSummary(content)
+  return read ?? (flagged === true || flagged === 1 ? { summary: (content ?? '').trim(), kept: null } : null)
 }

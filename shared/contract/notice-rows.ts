@@ -16,6 +16,8 @@ interface RowFields {
   displayKind: string | null
   finishReason: string | null
   toolCalls: unknown[] | null
+  /** The row's `_compressed_summary` flag, where the home has the column (merged-summary.ts rowSummary). */
+  compressedSummary?: boolean
 }
 
 export type RowKind =
@@ -41,7 +43,8 @@ const RESUMED_NOTE = '[System note: Your previous turn was interrupted mid-run'
  * chain view and a later compression read rows by too, so the transcript folds exactly the rows they take for
  * summaries. A summary merged into a kept message is that message (mergedSummaryOf), not this.
  */
-export const isCompactionSummary = (role: string, content: string | null) => rowSummary(role, content)?.kept === null
+export const isCompactionSummary = (role: string, content: string | null, flagged?: boolean) =>
+  rowSummary(role, content, flagged)?.kept === null
 
 /**
  * A compression summary merged into a kept message (merged-summary.ts): the message's own words and the summary. The
@@ -85,7 +88,7 @@ export function classifyRow(m: RowFields): RowKind | null {
   // leading whitespace as the SQL's ltrim takes it: spaces, tabs and line breaks only
   if (m.displayKind === 'hidden' || (m.role === 'user' && text.replace(/^[ \t\n\r]+/, '').startsWith('[System:')))
     return { kind: 'system_note' }
-  if (isCompactionSummary(m.role, m.content)) return { kind: 'summary' }
+  if (isCompactionSummary(m.role, m.content, m.compressedSummary)) return { kind: 'summary' }
   if (m.displayKind === 'auto_continue' || (m.role === 'user' && text.trimStart().startsWith(RESUMED_NOTE)))
     return { kind: 'resumed' }
   const delegation = parseDelegationNotice(m)
@@ -109,7 +112,8 @@ export function classifyStoredRow(m: Record<string, unknown>): RowKind | null {
     content: str(m.content),
     displayKind: str(m.display_kind),
     finishReason: str(m.finish_reason),
-    toolCalls: Array.isArray(calls) ? (calls as unknown[]) : null
+    toolCalls: Array.isArray(calls) ? (calls as unknown[]) : null,
+    compressedSummary: m._compressed_summary === 1 || m._compressed_summary === true
   })
 }
 

@@ -147,7 +147,12 @@ export const Message = z.object({
    * A compression summary was merged into this kept message (`display_metadata.summaryMerged`, merged-summary.ts):
    * the content holds the message's own text and the summary, which the transcript shows apart (folded).
    */
-  summaryMerged: z.literal(true).optional()
+  summaryMerged: z.literal(true).optional(),
+  /**
+   * The row's `_compressed_summary` column is set (a v31 home; merged-summary.ts rowSummary): a compression summary
+   * whatever its text opens with.
+   */
+  compressedSummary: z.literal(true).optional()
 })
 export type Message = z.infer<typeof Message>
 

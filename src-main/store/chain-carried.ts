@@ -33,6 +33,8 @@ const columnsOf = (db: Database.Database) => {
   const have = currentColumns(db, 'messages')
   return {
     uid: have.has('message_uid') ? "NULLIF(message_uid, '')" : 'NULL',
+    // v31's summary marker (merged-summary.ts rowSummary: the authority where the home has it)
+    flagged: have.has('_compressed_summary') ? '_compressed_summary' : 'NULL',
     live: have.has('active') ? ' AND COALESCE(active, 1) = 1' : ''
   }
 }
@@ -220,11 +222,11 @@ const HEAD = LEAD
 const openingOf = (
   db: Database.Database,
   sessionId: string
-): Array<Row & ColumnsOf<typeof messages, 'role' | 'content'>> => {
-  const { uid, live } = columnsOf(db)
-  return stmt<Row & ColumnsOf<typeof messages, 'role' | 'content'>>(
+): Array<Row & ColumnsOf<typeof messages, 'role' | 'content'> & { flagged: number | null }> => {
+  const { uid, live, flagged } = columnsOf(db)
+  return stmt<Row & ColumnsOf<typeof messages, 'role' | 'content'> & { flagged: number | null }>(
     db,
-    `SELECT id, timestamp, ${uid} AS uid, role, content FROM messages WHERE session_id = ?${live}
+    `SELECT id, timestamp, ${uid} AS uid, role, content, ${flagged} AS flagged FROM messages WHERE session_id = ?${live}
       AND role IN ('user', 'assistant', 'tool') ORDER BY id LIMIT ${HEAD}`
   ).all(sessionId)
 }
@@ -256,7 +258,7 @@ export function openingCopyPairs(db: Database.Database, childId: string): CopyPa
     const b = child[n]!
     // a summary is never a head copy: a later part of a chain opens with its own, which may read like its parent's
     // (read by the rule the transcript folds by: merged-summary.ts rowSummary)
-    if (rowSummary(b.role, b.content) !== null) break
+    if (rowSummary(b.role, b.content, b.flagged) !== null) break
     if (a.uid && b.uid ? a.uid !== b.uid : !alikeCopy(db, a.id, b.id)) break
     n++
   }

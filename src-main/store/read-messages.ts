@@ -7,7 +7,7 @@ import type { ConversationMessage } from './types'
 import { num, numOrNull, safeJson } from './util'
 import { cutRow, PAGE_COLS, withinBudget } from './read-message-text'
 import { displayContent } from './content-codec'
-import { existingColumns } from './reconcile'
+import { currentColumns, existingColumns } from './reconcile'
 import { hiddenMessageSql } from './sql'
 import type { messages } from './schema'
 import {
@@ -96,6 +96,8 @@ function toMessage(r: Record<string, unknown>): Message {
     ...(r.out_of_context ? { compacted: true as const } : {}),
     // A compression summary merged into a kept message (the agent's compression.ts): the transcript folds it.
     ...(r.summary_merged === 1 || mergedLayout(r) ? { summaryMerged: true as const } : {}),
+    // v31's marker column, where the home has it (pages select it so): the authority for "this row is a summary"
+    ...(r.compressed_summary === 1 ? { compressedSummary: true as const } : {}),
     id: num(r.id),
     sessionId: String(r.session_id),
     role: String(r.role),
@@ -151,6 +153,10 @@ export function shownCount(db: Database.Database, sessionId: string, carriedBy?:
 /** Default (no anchor) is the LATEST page, as a chat view opens at the bottom; items are always ascending. */
 export function messagePage(db: Database.Database, sessionId: string, o: PageOptions = {}): MessagePage {
   const limit = Math.max(1, Math.min(1000, Math.floor(o.limit ?? 200)))
+  // v31's `_compressed_summary` where the home has it (merged-summary.ts rowSummary: the authority when set)
+  const cols = currentColumns(db, 'messages').has('_compressed_summary')
+    ? `${PAGE_COLS}, _compressed_summary AS compressed_summary`
+    : PAGE_COLS
   // a page opened at a row (a search hit) shows that row, even one another part of the chain shows too
   const carried = leftOut(db, sessionId, o.carriedBy).filter((id) => id !== o.aroundId)
   // a chain's part: the rows another part shows are not shown here (bound after the session id)
@@ -161,12 +167,12 @@ export function messagePage(db: Database.Database, sessionId: string, o: PageOpt
   const fwd = (n: number) =>
     stmt<MessageFields>(
       db,
-      `SELECT ${PAGE_COLS} FROM messages WHERE session_id = ?${shown} AND ${VISIBLE} AND id > ? ORDER BY id LIMIT ${n}`
+      `SELECT ${cols} FROM messages WHERE session_id = ?${shown} AND ${VISIBLE} AND id > ? ORDER BY id LIMIT ${n}`
     )
   const back = (n: number) =>
     stmt<MessageFields>(
       db,
-      `SELECT ${PAGE_COLS} FROM messages WHERE session_id = ?${shown} AND ${VISIBLE} AND id < ? ORDER BY id DESC LIMIT ${n}`
+      `SELECT ${cols} FROM messages WHERE session_id = ?${shown} AND ${VISIBLE} AND id < ? ORDER BY id DESC LIMIT ${n}`
     )
   let rows: MessageFields[]
   let from: 'start' | 'end' | number = 'end'
