@@ -35,9 +35,9 @@ function group(rows: Row[]): Map<string, { hits: number; title: string | null }>
 }
 const chars = (s: string) => [...s].length
 /** The rows' message ids as a set, built on the first call. */
-function once(rows: Row[]): () => Set<number> {
-  let ids: Set<number> | undefined
-  return () => (ids ??= new Set(rows.map((r) => Number(r[1]))))
+function once(rows: Row[]): () => Map<number, string> {
+  let ids: Map<number, string> | undefined
+  return () => (ids ??= new Map(rows.map((r) => [Number(r[1]), String(r[0])])))
 }
 
 /** Text FTS5's word index cannot answer: CJK runs (no spaces between words), emoji, symbols. */
@@ -186,10 +186,10 @@ export interface Matches {
   /** The ids in `sessions` that compression ended (the only ones a chain can continue past). */
   continued?: Set<string>
   /**
-   * Every matching visible message id, where they were all read (not above COUNT_CAP index matches): made into a set
-   * only when asked (a search that meets a compression chain), not on every search.
+   * Every matching visible message id → its session, where they were all read (not above COUNT_CAP index matches):
+   * made into a map only when asked (a search that meets a compression chain), not on every search.
    */
-  matched?: () => Set<number>
+  matched?: () => Map<number, string>
   /** Which terms a fallback answered, for the user; absent when FTS5 answered everything. */
   fallback?: string
 }

@@ -194,7 +194,9 @@ const MAX_FETCH = 400
 /**
  * The newest `n` matched ids less the rows a chain's view leaves out for another row that matched too
  * (search-chain.ts: a message and its copy in the next part give one hit, on the row the chain view shows). The
- * matching sessions' counts lose those rows as well, where every match was read and the row's part was read here.
+ * matching sessions' counts lose those rows as well, where every match was read: for every chain part that matched,
+ * not only those with a hit on the page (after the page is walked, the other pairs of parts that may hold a matched
+ * row and its matched copy are read — search-chain.ts readPairs — so the cost follows the matched copies).
  */
 function oncePerChain(
   db: Database.Database,
@@ -207,7 +209,9 @@ function oncePerChain(
   const inPage = new Set(onPage)
   const matches = (sessionId: string) => (m.matched ? m.sessions.has(sessionId) : inPage.has(sessionId))
   const copies = new ChainCopies(db, onPage, matches)
-  if (!copies.any) return m.ids.slice(0, n)
+  // where every match was read, every matching session's count is given: the chains with no hit here count too
+  const counted = !!m.matched && !!m.continued?.size
+  if (!copies.any && !counted) return m.ids.slice(0, n)
   const read = new Set(m.ids)
   const matched = (id: number) => (m.matched ? m.matched().has(id) : read.has(id))
   const givesWay = (id: number) => {
@@ -221,12 +225,15 @@ function oncePerChain(
     if (sessionId !== undefined) copies.read(sessionId)
     if (!givesWay(id)) page.push(id)
   }
-  if (m.matched)
+  if (m.matched) {
+    // the matching parts no kept hit is in: their copies count once as well
+    if (counted) copies.readPairs(m.matched(), m.continued!)
     for (const [id, { sessionId }] of copies.leftOut) {
       if (!matched(id) || !givesWay(id)) continue
       const g = m.sessions.get(sessionId)
       if (g && --g.hits <= 0) m.sessions.delete(sessionId)
     }
+  }
   return page
 }
 

@@ -238,6 +238,16 @@ describe("a compression chain upstream's agent loop wrote, through the host", ()
     // a page of one: the copy (newer) gives way, and the original fills the page
     const one = await callChains<SearchResult>('sessions.search', { profile, query: '"merged question 0"', limit: 1 })
     expect(one.hits.map((h) => h.sessionId)).toEqual([chains.ids.merged.root])
+    // a page of one hit holds one chain: every other chain's count (no hit of its on the page) is right too
+    // (a head copy's original, a kept tail's copy)
+    for (const said of ['question 0', 'answer 3']) {
+      const counts = await callChains<SearchResult>('sessions.search', { profile, query: `"${said}"`, limit: 1 })
+      expect(counts.hits).toHaveLength(1)
+      for (const { tip, parts } of Object.values(chains.ids)) {
+        const shown = (await partPages(parts)).flat().filter((m) => (m.content ?? '').includes(` ${said} lorem`))
+        expect(counts.sessions?.find((g) => g.sessionId === tip)?.hits, `${tip} ${said}`).toBe(shown.length)
+      }
+    }
     // the standalone chain's round 1 and round 2 answers are the same text, both said: two hits
     const twice = await callChains<SearchResult>('sessions.search', { profile, query: '"standalone answer 3"' })
     expect(twice.hits).toHaveLength(2)
