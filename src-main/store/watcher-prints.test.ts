@@ -84,6 +84,46 @@ describe('SessionWatcher visible-columns diff', () => {
     }
   })
 
+  it('a rowid another session reuses names both: the one deleted and the one created', async () => {
+    // The newest row deleted and a session created in the same check: SQLite hands the new row the same rowid.
+    const rowid = () => rawDb(store).prepare<[], number>(`SELECT rowid FROM sessions WHERE id = 'c'`).pluck().get()
+    const was = rowid()
+    await store.write((tx) => {
+      txDb(tx).prepare(`DELETE FROM sessions WHERE id = 'c'`).run()
+      txDb(tx).prepare(`INSERT INTO sessions (id, source, started_at) VALUES ('d', 'cli', 1)`).run()
+    })
+    expect(rawDb(store).prepare(`SELECT rowid FROM sessions WHERE id = 'd'`).pluck().get()).toBe(was)
+    expect(new Set(watcher.check())).toEqual(new Set(['c', 'd']))
+    await sql(`UPDATE sessions SET title = 'later' WHERE id = 'd'`)
+    expect(watcher.check()).toEqual(['d'])
+  })
+
+  it('renumbered rowids (as a VACUUM may renumber them) lose no deletion and keep later changes seen', async () => {
+    await store.write((tx) => {
+      const db = txDb(tx)
+      db.prepare(`DELETE FROM sessions WHERE id = 'a'`).run()
+      // b and c move down one rowid each: b takes the deleted a's.
+      for (const id of ['b', 'c']) db.prepare(`UPDATE sessions SET rowid = rowid - 1 WHERE id = ?`).run(id)
+    })
+    expect(watcher.check()).toContain('a')
+    expect(watcher.check()).toEqual([])
+    await sql(`UPDATE sessions SET archived = 1 WHERE id = 'c'`)
+    expect(watcher.check()).toEqual(['c'])
+  })
+
+  it('a VACUUM by another program after a delete: the deleted session is named, later changes too', async () => {
+    const other = new Database(store.path)
+    try {
+      other.prepare(`DELETE FROM sessions WHERE id = 'b'`).run()
+      other.exec('VACUUM')
+      expect(watcher.check()).toEqual(['b'])
+      other.prepare(`UPDATE sessions SET ended_at = 5 WHERE id = 'c'`).run()
+      expect(watcher.check()).toEqual(['c'])
+    } finally {
+      other.close()
+    }
+  })
+
   it('a restarted watcher starts from a fresh baseline', async () => {
     watcher.stop()
     await sql(`UPDATE sessions SET title = 'while stopped' WHERE id = 'b'`)
