@@ -3,12 +3,15 @@
  * visible state changed are named — NULL vs '' included — deletions too, and the DB file is never written.
  */
 import Database from 'better-sqlite3'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionStore, SessionWatcher } from './index'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { rawDb } from './test-fixtures/raw-db'
 import { txDb } from './write-tx'
+import { walMark } from './wal-pages'
+import { makeHome } from './test-fixtures/homes'
 
 afterAll(cleanupTempDirs)
 
@@ -120,6 +123,121 @@ describe('SessionWatcher visible-columns diff', () => {
       other.prepare(`UPDATE sessions SET ended_at = 5 WHERE id = 'c'`).run()
       expect(watcher.check()).toEqual(['c'])
     } finally {
+      other.close()
+    }
+  })
+
+  it("compares only the rows the WAL's new frames hold, and still names every change", async () => {
+    const rows = watcher.stats.rowDiffs
+    const other = new Database(store.path)
+    try {
+      other.prepare(`UPDATE sessions SET title = 'elsewhere' WHERE id = 'c'`).run()
+      expect(watcher.check()).toEqual(['c'])
+      expect(watcher.stats.rowDiffs).toBe(rows + 1)
+      other.prepare(`DELETE FROM sessions WHERE id = 'a'`).run() // a deleted row leaves no cell: the count tells
+      expect(watcher.check()).toEqual(['a'])
+    } finally {
+      other.close()
+    }
+  })
+
+  it('a value rewritten in place in an overflow page (a long system prompt ahead of it) is named', async () => {
+    // An older upstream keeps the prompt inline, ahead of the title: the title lives in the row's overflow pages,
+    // and a same-size change rewrites only the overflow page that holds it, not the leaf page.
+    const prompt = 'You are a careful assistant. '.repeat(800)
+    await sql(`UPDATE sessions SET system_prompt = ?, title = 'aaaa' WHERE id = 'b'`, prompt)
+    expect(watcher.check()).toEqual(['b'])
+    const other = new Database(store.path)
+    try {
+      other.prepare(`UPDATE sessions SET title = 'aaab' WHERE id = 'b'`).run()
+      expect(watcher.check()).toEqual(['b'])
+      other.prepare(`UPDATE sessions SET message_count = 7 WHERE id = 'b'`).run()
+      expect(watcher.check()).toEqual(['b'])
+    } finally {
+      other.close()
+    }
+  })
+
+  it('a commit that takes pages from the freelist is still read from its frames, and names what it changed', async () => {
+    const other = new Database(store.path)
+    try {
+      other
+        .prepare(`INSERT INTO sessions (id, source, started_at, title) VALUES ('big', 'cli', 1, ?)`)
+        .run('t'.repeat(40_000))
+      other.prepare(`DELETE FROM sessions WHERE id = 'big'`).run() // its overflow pages go to the freelist
+      expect(watcher.check()).toEqual([])
+      const rows = watcher.stats.rowDiffs
+      other.transaction(() => {
+        other
+          .prepare(`INSERT INTO sessions (id, source, started_at, title) VALUES ('new', 'cli', 1, ?)`)
+          .run('n'.repeat(9000))
+        other.prepare(`UPDATE sessions SET ended_at = 9 WHERE id = 'c'`).run()
+      })()
+      expect(new Set(watcher.check())).toEqual(new Set(['new', 'c']))
+      expect(watcher.stats.rowDiffs).toBe(rows + 1)
+    } finally {
+      other.close()
+    }
+  })
+
+  it('a WAL another program checkpointed and restarted past where the watcher read is not trusted', async () => {
+    const other = new Database(store.path)
+    try {
+      other.prepare(`UPDATE sessions SET title = 'one' WHERE id = 'a'`).run()
+      expect(watcher.check()).toEqual(['a'])
+      const seen = walMark(store.path)!.frames
+      other.pragma('wal_checkpoint(TRUNCATE)')
+      // The new WAL's frames start over: the change to c is in a frame the watcher's position already counted, and
+      // writes to another table (other pages) carry the new WAL past that position.
+      other.prepare(`UPDATE sessions SET title = 'two' WHERE id = 'c'`).run()
+      for (let i = 0; walMark(store.path)!.frames <= seen; i++)
+        other.prepare(`INSERT OR REPLACE INTO state_meta (key, value) VALUES ('pad', ?)`).run(String(i))
+      expect(watcher.check()).toEqual(['c'])
+    } finally {
+      other.close()
+    }
+  })
+
+  it('a commit of more frames than it reads falls back to every row', async () => {
+    const other = new Database(store.path)
+    try {
+      const pad = 'x'.repeat(3000)
+      other.transaction(() => {
+        for (let i = 0; i < 1500; i++)
+          other
+            .prepare(`INSERT INTO sessions (id, source, started_at, title) VALUES (?, 'cli', 1, ?)`)
+            .run(`bulk${i}`, `${pad}${i}`)
+        other.prepare(`UPDATE sessions SET archived = 1 WHERE id = 'a'`).run()
+      })()
+      const rows = watcher.stats.rowDiffs
+      const named = watcher.check()
+      expect(watcher.stats.rowDiffs).toBe(rows)
+      expect(named).toHaveLength(1501)
+      expect(named).toContain('a')
+    } finally {
+      other.close()
+    }
+  })
+
+  it('a rollback-journal home is compared row by row, whatever -shm file lies beside it', () => {
+    // Upstream's fresh file keeps a rollback journal until Caduceus writes; a crash can leave an -shm behind.
+    const path = makeHome(tempDir(), 30)
+    const other = new Database(path)
+    const home = new SessionStore(path, { profile: 'default' })
+    const seen: string[] = []
+    const w = new SessionWatcher(home, (e) => seen.push(...e.sessionIds), { fallbackMs: 60_000 })
+    try {
+      other.prepare(`INSERT INTO sessions (id, source, started_at) VALUES ('r', 'cli', 1)`).run()
+      const header = Buffer.alloc(48)
+      header[12] = 1 // isInit, and no frames
+      writeFileSync(`${path}-shm`, Buffer.concat([header, header]))
+      w.start()
+      other.prepare(`UPDATE sessions SET title = 'rolled' WHERE id = 'r'`).run()
+      expect(w.check()).toEqual(['r'])
+      expect(w.stats.rowDiffs).toBe(0)
+    } finally {
+      w.stop()
+      home.close()
       other.close()
     }
   })

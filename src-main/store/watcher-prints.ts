@@ -3,8 +3,9 @@
  * diffed against `sessions` in SQL. Comparing columns with `IS NOT` through a rowid join costs ~a quarter of
  * building a quoted fingerprint string per row and diffing 10,000 strings in JS, which was most of write→event
  * latency. Values keep their column affinity, so `IS NOT` sees the changes the quoted fingerprint saw (NULL vs '', a
- * value or storage-class change). It runs on the host's thread after every commit another connection makes, over
- * every session (the bench's `watcherCheckCpuMs`): reading the visible columns of each row is most of it.
+ * value or storage-class change). It runs on the host's thread after every commit another connection makes: over
+ * the rows the WAL says were written where it can tell, else over every session (the bench's `watcherCheck*CpuMs`),
+ * where reading the visible columns of each row is most of the cost.
  */
 import type Database from 'better-sqlite3'
 import type { pragmaTableInfo, sessions } from './schema'
@@ -92,8 +93,11 @@ export class VisiblePrints {
     return this.conn.prepare<unknown[], unknown>(`SELECT id FROM ${T}`).pluck().all().map(String)
   }
 
-  /** Ids whose visible columns changed, appeared or vanished since the last call; remembers the new state. */
-  diff(): string[] {
+  /**
+   * Ids whose visible columns changed, appeared or vanished since the last call; remembers the new state. `rowids`:
+   * only those rows can have changed (wal-pages.ts), so only they are compared; deletions are found either way.
+   */
+  diff(rowids?: readonly number[]): string[] {
     const had = this.cols !== null
     if (this.ensure() && had) {
       // The visible columns changed under us: start from the rows as they are now (the schema change itself is
@@ -103,7 +107,7 @@ export class VisiblePrints {
     }
     const q = (this.stmts ??= this.prepare(this.cols!))
     // [the id now, the id the snapshot had at that rowid when it was another one (a reused or renumbered rowid)]
-    const changed = q.changed.all()
+    const changed = rowids ? (rowids.length ? q.changedAmong.all(JSON.stringify(rowids)) : []) : q.changed.all()
     const ids = new Set<Id | null>()
     for (const [now, was] of changed) {
       ids.add(now)
@@ -127,6 +131,13 @@ export class VisiblePrints {
         .prepare<[], [Id, Id | null]>(
           `SELECT s.id, CASE WHEN p.id IS NOT s.id THEN p.id END FROM main.sessions s LEFT JOIN ${T} p ON p.rid = s.rowid
             WHERE p.rid IS NULL OR ${CHANGED}`
+        )
+        .raw(),
+      changedAmong: this.conn
+        .prepare<[string], [Id, Id | null]>(
+          `SELECT s.id, CASE WHEN p.id IS NOT s.id THEN p.id END
+            FROM json_each(?) AS j CROSS JOIN main.sessions AS s LEFT JOIN ${T} AS p ON p.rid = s.rowid
+            WHERE s.rowid = j.value AND (p.rid IS NULL OR ${CHANGED})`
         )
         .raw(),
       sessions: this.conn.prepare<[], number>('SELECT count(*) FROM main.sessions').pluck(),
