@@ -1,9 +1,9 @@
 /**
  * CPU time the host's thread (Electron's main thread in the app: every millisecond is UI jank) spends on work that
  * scales with a home or repeats on every turn:
- * - the watcher's check after one commit another connection made: the visible-columns diff over every session
- *   (watcher-prints.ts) and the list index's catch-up, for a title change (no new message: only the diff can see
- *   it) and for a message another process appended;
+ * - the watcher's check after one commit another connection made: the visible-columns diff (watcher-prints.ts: the
+ *   rows the WAL's new frames hold, else every session) and the list index's catch-up, for a title change (no new
+ *   message: only the diff can see it) and for a message another process appended;
  * - a message write and a 50-message conversation read (what each turn of an agent does), with no watcher running:
  *   the store's own commit wakes one, whose check (the first numbers) would be counted in.
  * Measured with process.cpuUsage() around each call, the kinds interleaved, so a shared machine's load lands on all
@@ -31,6 +31,11 @@ export interface HotPathResult {
   watcherCheckTitleCpuMs: Percentiles
   /** The same after another connection appended a message (the row and the session's counters, as upstream does). */
   watcherCheckAppendCpuMs: Percentiles
+  /**
+   * Of those checks, how many compared only the rows the WAL's new frames hold (the others compared every session:
+   * a WAL restarted after a checkpoint, a page the frames cannot attribute).
+   */
+  watcherRowDiffs: { rows: number; of: number }
   /**
    * store.appendMessage on a session of this home (µs of CPU; the write queue's own work included), once Caduceus's
    * short-text index is current (before that, each write also indexes a 15 ms slice of the home).
@@ -89,14 +94,17 @@ export async function measureHotPaths(store: SessionStore, rounds = 40): Promise
     const title: number[] = []
     const appended: number[] = []
     const watcher = new SessionWatcher(store, () => {}, { fallbackMs: 60_000 }).start()
+    let rowDiffs = 0
     try {
       for (let i = 0; i < rounds + 5; i++) {
         for (const kind of i % 2 ? (['title', 'append'] as const) : (['append', 'title'] as const)) {
           if (kind === 'title') setTitle.run(`bench title ${i}`, pick(i))
           else append(pick(i + 1), i)
+          const rowsBefore = watcher.stats.rowDiffs
           const t = cpuMs()
           const named = watcher.check()
           const used = cpuMs() - t
+          if (i >= 5) rowDiffs += watcher.stats.rowDiffs - rowsBefore
           if (named.length === 0) throw new Error(`the watcher missed a ${kind} commit`)
           if (i >= 5) (kind === 'title' ? title : appended).push(used)
           await settle()
@@ -108,6 +116,7 @@ export async function measureHotPaths(store: SessionStore, rounds = 40): Promise
     return {
       watcherCheckTitleCpuMs: percentiles(title, 2),
       watcherCheckAppendCpuMs: percentiles(appended, 2),
+      watcherRowDiffs: { rows: rowDiffs, of: title.length + appended.length },
       messageWriteCpuUs: percentiles(write, 0),
       conversationReadCpuUs: percentiles(conversation, 0),
       sessions: ids.length
