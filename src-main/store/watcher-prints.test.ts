@@ -11,6 +11,7 @@ import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { rawDb } from './test-fixtures/raw-db'
 import { txDb } from './write-tx'
 import { walMark } from './wal-pages'
+import { VISIBLE_COLUMNS } from './watcher-prints'
 import { makeHome } from './test-fixtures/homes'
 
 afterAll(cleanupTempDirs)
@@ -238,6 +239,71 @@ describe('SessionWatcher visible-columns diff', () => {
     } finally {
       w.stop()
       home.close()
+      other.close()
+    }
+  })
+
+  it('seeded random commits of another program (overflowing rows, in-place edits, deletes, checkpoints, VACUUM): none missed', () => {
+    let seed = 7
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+    const text = (c: string, max: number) => c.repeat(Math.floor(rnd() * max))
+    const other = new Database(store.path)
+    other.pragma('foreign_keys = OFF')
+    const state = () =>
+      new Map(
+        other
+          .prepare<[], unknown[]>(`SELECT id, ${VISIBLE_COLUMNS.join(', ')} FROM sessions`)
+          .raw()
+          .all()
+          .map((r) => [String(r[0]), JSON.stringify(r.slice(1))])
+      )
+    try {
+      other.transaction(() => {
+        for (let i = 0; i < 60; i++)
+          other.prepare(`INSERT INTO sessions (id, source, started_at) VALUES (?, 'cli', 1)`).run(`s${i}`)
+      })()
+      watcher.check()
+      let before = state()
+      const missed: string[] = []
+      for (let step = 0; step < 120; step++) {
+        other.transaction(() => {
+          const ids = [...before.keys()]
+          const id = ids[Math.floor(rnd() * ids.length)]!
+          const r = rnd()
+          if (r < 0.2) other.prepare('UPDATE sessions SET title = ? WHERE id = ?').run(text('t', 6000), id)
+          else if (r < 0.35)
+            other.prepare('UPDATE sessions SET system_prompt = ? WHERE id = ?').run(text('p', 20000), id)
+          else if (r < 0.5)
+            // the same size, one byte changed: behind a long prompt only an overflow page is written
+            other
+              .prepare(`UPDATE sessions SET title = 'x' || substr(title, 2) WHERE id = ? AND title NOT LIKE 'x%'`)
+              .run(id)
+          else if (r < 0.6) other.prepare('UPDATE sessions SET message_count = message_count + 1 WHERE id = ?').run(id)
+          else if (r < 0.7) other.prepare('UPDATE sessions SET cwd = ? WHERE id = ?').run(`/c${step}`, id)
+          else if (r < 0.8) other.prepare('DELETE FROM sessions WHERE id = ?').run(id)
+          else if (r < 0.9)
+            other
+              .prepare(`INSERT INTO sessions (id, source, started_at, title, system_prompt) VALUES (?, 'cli', 1, ?, ?)`)
+              .run(`n${step}`, text('z', 3000), text('q', 15000))
+          else
+            other
+              .prepare(`INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, 'user', ?, 1)`)
+              .run(id, text('m', 9000))
+        })()
+        const r = rnd()
+        if (r < 0.04) other.pragma('wal_checkpoint(TRUNCATE)')
+        else if (r < 0.08) other.pragma('wal_checkpoint(PASSIVE)')
+        else if (r < 0.1) other.exec('VACUUM')
+        if (rnd() < 0.4) continue // several commits between two checks
+        const named = new Set(watcher.check())
+        const after = state()
+        for (const [id, v] of after) if (before.get(id) !== v && !named.has(id)) missed.push(`${id}@${step}`)
+        for (const id of before.keys()) if (!after.has(id) && !named.has(id)) missed.push(`${id}@${step} (deleted)`)
+        before = after
+      }
+      expect(missed).toEqual([])
+      expect(watcher.stats.rowDiffs).toBeGreaterThan(20) // most checks took the WAL's rows
+    } finally {
       other.close()
     }
   })
