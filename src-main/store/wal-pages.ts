@@ -16,7 +16,7 @@
  * header in native byte order (isInit at 12, mxFrame at 16, the salts at 32 as the WAL header has them), which agree
  * whenever no writer is halfway through updating them.
  */
-import { closeSync, openSync, readSync } from 'node:fs'
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs'
 import { endianness } from 'node:os'
 
 /** Frames past this many since the last diff (a VACUUM, an import): comparing every row is cheaper. */
@@ -31,7 +31,11 @@ export interface WalMark {
   pages: number
 }
 
-/** `length` bytes of the file at `position`, or null when they are not all there (then the watcher compares every row). */
+/**
+ * `length` bytes of the file at `position`, or null when they are not all there (then the watcher compares every row).
+ * Only for the -wal file, on which SQLite takes no lock: closing a descriptor drops every POSIX lock this process holds
+ * on that file, so state.db and its -shm (where SQLite's locks are) are read through `WalFiles` instead.
+ */
 function readAt(path: string, length: number, position: number): Buffer | null {
   let fd: number
   try {
@@ -49,10 +53,91 @@ function readAt(path: string, length: number, position: number): Buffer | null {
   }
 }
 
+/**
+ * Descriptors on state.db and its -shm, kept open until the store closes (`close`): SQLite's own locks on those files
+ * (the -shm's reader marks, the database's shared lock) belong to this process, and POSIX drops all of them when any
+ * descriptor on the file closes, so one opened and closed per read would let another program checkpoint away or
+ * delete a WAL this process's connections still read. Opened once, on the file the watcher's connection has.
+ */
+export class WalFiles {
+  private db: number | null = null
+  private shm: number | null = null
+  private shmId = ''
+  private closed = false
+  /** Descriptors of an -shm that was replaced (never while this process's connections hold it): closed with the rest. */
+  private stale: number[] = []
+
+  constructor(
+    readonly dbPath: string,
+    /** `dev:ino` of the file the watcher's connection has open. */
+    readonly fileId: string
+  ) {}
+
+  /** `length` bytes of state.db at `position` (null when the path names another file by now). */
+  readDb(length: number, position: number): Buffer | null {
+    if (this.closed) return null
+    if (this.db === null) {
+      const fd = openOrNull(this.dbPath)
+      if (fd === null) return null
+      this.db = fd
+    }
+    const st = fstatSync(this.db)
+    if (`${st.dev}:${st.ino}` !== this.fileId) return null
+    return preadFull(this.db, length, position)
+  }
+
+  /** `length` bytes of the -shm at `position`, from the -shm the path names now. */
+  readShm(length: number, position: number): Buffer | null {
+    if (this.closed) return null
+    let now: string
+    try {
+      const st = statSync(`${this.dbPath}-shm`)
+      now = `${st.dev}:${st.ino}`
+    } catch {
+      return null // no -shm: not a WAL home now
+    }
+    if (this.shm === null || now !== this.shmId) {
+      const fd = openOrNull(`${this.dbPath}-shm`)
+      if (fd === null) return null
+      if (this.shm !== null) this.stale.push(this.shm)
+      this.shm = fd
+      const st = fstatSync(fd)
+      this.shmId = `${st.dev}:${st.ino}`
+      if (this.shmId !== now) return null // replaced again meanwhile: the next read opens that one
+    }
+    return preadFull(this.shm, length, position)
+  }
+
+  /** After the store's connection closed: nothing of this process holds SQLite locks on these files any more. */
+  close(): void {
+    this.closed = true
+    for (const fd of [this.db, this.shm, ...this.stale]) if (fd !== null) closeSync(fd)
+    this.db = this.shm = null
+    this.stale = []
+  }
+}
+
+function openOrNull(path: string): number | null {
+  try {
+    return openSync(path, 'r')
+  } catch {
+    return null // not there (yet): the watcher compares every row
+  }
+}
+
+function preadFull(fd: number, length: number, position: number): Buffer | null {
+  const buf = Buffer.alloc(length)
+  try {
+    return readSync(fd, buf, 0, length, position) === length ? buf : null
+  } catch {
+    return null // unreadable: the watcher compares every row
+  }
+}
+
 /** The committed frames of the WAL now, from the wal-index header (null when it cannot be read consistently). */
-export function walMark(dbPath: string): WalMark | null {
+export function walMark(files: WalFiles): WalMark | null {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const hdr = readAt(`${dbPath}-shm`, 96, 0)
+    const hdr = files.readShm(96, 0)
     if (!hdr) return null
     if (!hdr.subarray(0, 48).equals(hdr.subarray(48, 96)) || hdr[12] !== 1) continue // a writer mid-update
     const frames = LE ? hdr.readUInt32LE(16) : hdr.readUInt32BE(16)
@@ -81,15 +166,15 @@ const BTREE = new Set([0x02, 0x05, 0x0a, TABLE_LEAF])
  * cannot be told. Called inside the read transaction the diff then runs in, after its first read: the frames up to
  * the wal-index's count now include every one that snapshot sees (later ones are committed too, and only widen it).
  */
-export function rowidsWritten(dbPath: string, since: WalMark): number[] | null {
-  const now = walMark(dbPath)
+export function rowidsWritten(files: WalFiles, since: WalMark): number[] | null {
+  const now = walMark(files)
   if (!now || !now.salts.equals(since.salts) || now.frames < since.frames) return null
   const count = now.frames - since.frames
   if (count === 0) return []
   // An overflow page starts with the next one's number: below 2^25 pages its first byte (0 or 1) is never a b-tree
   // page's kind, which is what tells the two apart here.
   if (count > MAX_FRAMES || now.pages >= 0x2000000) return null
-  const wal = `${dbPath}-wal`
+  const wal = `${files.dbPath}-wal`
   const header = readAt(wal, 32, 0)
   if (!header || !header.subarray(16, 24).equals(since.salts)) return null
   const raw = header.readUInt32BE(8)
@@ -111,7 +196,7 @@ export function rowidsWritten(dbPath: string, since: WalMark): number[] | null {
   // above was being overwritten.
   if (!readAt(wal, 32, 0)?.subarray(16, 24).equals(since.salts)) return null
   // Bytes each page reserves at its end (the database header's byte 20), which set where a cell's overflow begins.
-  const reserved = pages.get(1)?.[0]?.[20] ?? readAt(dbPath, 1, 20)?.[0]
+  const reserved = pages.get(1)?.[0]?.[20] ?? files.readDb(1, 20)?.[0]
   if (reserved === undefined) return null
   const usable = pageSize - reserved
   const rowids = new Set<number>()

@@ -3,18 +3,22 @@
  * visible state changed are named — NULL vs '' included — deletions too, and the DB file is never written.
  */
 import Database from 'better-sqlite3'
-import { writeFileSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { existsSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionStore, SessionWatcher } from './index'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { rawDb } from './test-fixtures/raw-db'
 import { txDb } from './write-tx'
-import { walMark } from './wal-pages'
-import { VISIBLE_COLUMNS } from './watcher-prints'
 import { makeHome } from './test-fixtures/homes'
+import { UPSTREAM_APPEND } from './test-fixtures/spawn-writer'
 
 afterAll(cleanupTempDirs)
+/** What a session list shows of a session: the columns whose change the watcher must name. */
+const SHOWN = ['message_count', 'tool_call_count', 'ended_at', 'end_reason', 'title', 'archived', 'pinned', 'hidden']
+  .concat(['estimated_cost_usd', 'actual_cost_usd', 'cost_status', 'last_activity_at', 'input_tokens', 'output_tokens'])
+  .concat(['rewind_count'])
 
 let store: SessionStore
 let watcher: SessionWatcher
@@ -181,17 +185,41 @@ describe('SessionWatcher visible-columns diff', () => {
     }
   })
 
+  it("reading the WAL's frames keeps this process's SQLite locks: another program closing leaves the WAL in place", async () => {
+    const other = new Database(store.path)
+    try {
+      other.prepare(`UPDATE sessions SET title = 'read' WHERE id = 'a'`).run()
+    } finally {
+      other.close()
+    }
+    const rows = watcher.stats.rowDiffs
+    expect(watcher.check()).toEqual(['a'])
+    expect(watcher.stats.rowDiffs).toBe(rows + 1) // it read the -shm and the -wal
+    // A process closing what it takes for the last connection checkpoints and deletes the WAL. This one's connections
+    // still hold their locks on state.db and the -shm, so the program sees them and leaves it (descriptors opened and
+    // closed on those files for each read dropped them: the WAL went from under this process's readers).
+    emitted = []
+    await new Promise<void>((ok, fail) =>
+      execFile(process.execPath, [UPSTREAM_APPEND, store.path, 'b'], (err) => (err ? fail(err) : ok()))
+    )
+    expect(existsSync(`${store.path}-wal`)).toBe(true)
+    await watcher.flush() // (its file watch may have seen the append already)
+    expect(emitted).toEqual(['b'])
+  })
+
   it('a WAL another program checkpointed and restarted past where the watcher read is not trusted', async () => {
     const other = new Database(store.path)
     try {
       other.prepare(`UPDATE sessions SET title = 'one' WHERE id = 'a'`).run()
       expect(watcher.check()).toEqual(['a'])
-      const seen = walMark(store.path)!.frames
+      // (the -wal's length, not its -shm: this process must not open and close the file SQLite locks)
+      const frames = () => (statSync(`${store.path}-wal`).size - 32) / (24 + 4096)
+      const seen = frames()
       other.pragma('wal_checkpoint(TRUNCATE)')
       // The new WAL's frames start over: the change to c is in a frame the watcher's position already counted, and
       // writes to another table (other pages) carry the new WAL past that position.
       other.prepare(`UPDATE sessions SET title = 'two' WHERE id = 'c'`).run()
-      for (let i = 0; walMark(store.path)!.frames <= seen; i++)
+      for (let i = 0; frames() <= seen; i++)
         other.prepare(`INSERT OR REPLACE INTO state_meta (key, value) VALUES ('pad', ?)`).run(String(i))
       expect(watcher.check()).toEqual(['c'])
     } finally {
@@ -252,7 +280,7 @@ describe('SessionWatcher visible-columns diff', () => {
     const state = () =>
       new Map(
         other
-          .prepare<[], unknown[]>(`SELECT id, ${VISIBLE_COLUMNS.join(', ')} FROM sessions`)
+          .prepare<[], unknown[]>(`SELECT id, ${SHOWN.join(', ')} FROM sessions`)
           .raw()
           .all()
           .map((r) => [String(r[0]), JSON.stringify(r.slice(1))])

@@ -22,7 +22,7 @@ import { bindingOf, openFileOf, sqliteOf, type SessionStore } from './session-st
 import { fileAt, type FileChange } from './open'
 import { advanceActivity } from './activity-index'
 import { VisiblePrints } from './watcher-prints'
-import { rowidsWritten, walMark, type WalMark } from './wal-pages'
+import { rowidsWritten, walMark, WalFiles, type WalMark } from './wal-pages'
 import type { asyncDelegations, messages } from './schema'
 import { errorMessage } from '@shared/contract/errors'
 
@@ -86,6 +86,8 @@ export class SessionWatcher {
   private prints: VisiblePrints | null = null
   /** Where the WAL stood before the last diff's snapshot (null: not a WAL home, or unknown: compare every row). */
   private wal: WalMark | null = null
+  /** Descriptors on the connection's file and its -shm (closed when the store closes: see WalFiles). */
+  private walFiles: WalFiles | null = null
   /**
    * A file change whose new file could not be read once the old connection was gone: its kind and the old file's
    * sessions, named with the new file's by the reopen that succeeds.
@@ -168,6 +170,9 @@ export class SessionWatcher {
   private install(conn: Database.Database, storeFile: string): void {
     this.conn = conn
     this.fileId = storeFile
+    const files = (this.walFiles = new WalFiles(this.store.path, storeFile))
+    // Closed once the store's connection is, never while it may hold SQLite's locks on these files.
+    this.store.onClose(() => files.close())
     // Never sleep on the event loop for a foreign lock (a rollback-journal home blocks readers during a write):
     // a locked check fails at once and is retried on a timer.
     conn.pragma('busy_timeout = 0')
@@ -187,10 +192,14 @@ export class SessionWatcher {
     } catch {
       /* already closed */
     }
+    // The store has moved to another file (a swap, a delete): no connection of this process is left on this one, so
+    // its descriptors go now. Still on it (a stop): they wait for the store's close.
+    if (this.walFiles && openFileOf(this.store) !== this.walFiles.fileId) this.walFiles.close()
     this.conn = null
     this.fileId = null
     this.prints = null
     this.wal = null
+    this.walFiles = null
     this.maxMessageId = 0
     this.version = -1
   }
@@ -386,7 +395,7 @@ export class SessionWatcher {
   private snapshot(): void {
     const conn = this.conn!
     this.wal = null
-    const mark = walMark(this.store.path)
+    const mark = walMark(this.walFiles!)
     conn.transaction(() => {
       this.maxMessageId = Number(
         conn.prepare<unknown[], number>('SELECT COALESCE(MAX(id), 0) FROM messages').pluck().get()
@@ -432,7 +441,7 @@ export class SessionWatcher {
     const conn = this.conn!
     const ids = new Set<string>()
     // Read before the snapshot begins: the next diff reads the frames after it (some of them again, which only widens).
-    const mark = walMark(this.store.path)
+    const mark = walMark(this.walFiles!)
     conn.transaction(() => {
       const fresh = conn
         .prepare<unknown[], [Message['session_id'], Message['id']]>(
@@ -445,7 +454,7 @@ export class SessionWatcher {
         this.maxMessageId = Math.max(this.maxMessageId, Number(id))
       }
       // The snapshot is fixed by the read above: the frames committed by now include every one it sees.
-      const rows = this.wal && this.inWal() ? rowidsWritten(this.store.path, this.wal) : null
+      const rows = this.wal && this.inWal() ? rowidsWritten(this.walFiles!, this.wal) : null
       if (rows) this.stats.rowDiffs++
       for (const id of this.prints!.diff(rows ?? undefined)) ids.add(id)
       if (this.onDelegations) this.diffDelegations()
