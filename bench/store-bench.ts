@@ -118,8 +118,9 @@ export interface StoreBenchResult {
   /** Commit in a second process → watcher callback in this one. -1 when a given home is left untouched. */
   writeToEventMs: Percentiles
   /**
-   * CPU on the host's thread (hot-path-bench.ts): the watcher's check after one foreign commit (a diff over every
-   * session: O(home)), a message write and a conversation read. null when a given home is left untouched.
+   * CPU on the host's thread (hot-path-bench.ts): the watcher's check after one foreign commit (the sessions the
+   * WAL's new frames wrote, else every one: how many checks took which way is counted), a message write and a
+   * conversation read. null when a given home is left untouched.
    */
   hotPaths: HotPathResult | null
   idleCpuPercent: number
