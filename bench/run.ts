@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --home DIR] [--profile P] [--query WORD] [--json] [--only store|gateway|cli|host|journal|ui|provider|ws|text|import]`
+ * `npm run bench [-- --home DIR] [--profile P] [--query WORD] [--json] [--only store|gateway|cli|host|journal|ui|provider|ws|text|import|hot]`
  * Prints one JSON object with every number and its ratio to the target. Not part of `npm test`.
  */
 import { availableParallelism, loadavg } from 'node:os'
@@ -14,6 +14,7 @@ import { runProviderBench } from './provider-bench'
 import { runWsBench } from './ws-bench'
 import { runHostileTextBench } from './hostile-text-bench'
 import { runImportBench } from './import-bench'
+import { runHotPathBench } from './hot-path-bench'
 
 const { values } = parseArgs({
   options: {
@@ -131,6 +132,10 @@ try {
         uncachedOverCachedP50: Number((gateway.cacheHitUncachedUs.p50 / gateway.cacheHitUs.p50).toFixed(2))
       }
     }
+  }
+  if (values.only === 'hot') {
+    // The store bench measures these too (on its generated home); alone, on a copy of --home or a generated one.
+    result.hotPaths = await runHotPathBench({ home: values.home, profile: values.profile })
   }
   if (!values.only || values.only === 'store') {
     const store = await runStoreBench({ home: values.home, profile: values.profile, query: values.query })

@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline'
 import Database from 'better-sqlite3'
 import { SessionStore, SessionWatcher, StoreRegistry } from '../src-main/store'
 import { percentiles } from './percentiles'
+import { measureHotPaths, type HotPathResult } from './hot-path-bench'
 import { generateBulk } from '../src-main/store/demo'
 import { spawnWriter } from '../src-main/store/test-fixtures/spawn-writer'
 import { sqliteOf } from '../src-main/store/session-store'
@@ -84,6 +85,8 @@ export interface StoreBenchResult {
     ftsCjkShortScanMs: Percentiles
     ftsEmojiScanMs: Percentiles
     ftsScanAnsweredBy: string
+    /** As `hotPaths`, on this home (measured last: until then Caduceus never wrote it). */
+    hotPaths: HotPathResult
     sessions: number
     messages: number
   } | null
@@ -114,6 +117,12 @@ export interface StoreBenchResult {
   ftsShortAnsweredBy: string
   /** Commit in a second process → watcher callback in this one. -1 when a given home is left untouched. */
   writeToEventMs: Percentiles
+  /**
+   * CPU on the host's thread (hot-path-bench.ts): the watcher's check after one foreign commit (the sessions the
+   * WAL's new frames wrote, else every one: how many checks took which way is counted), a message write and a
+   * conversation read. null when a given home is left untouched.
+   */
+  hotPaths: HotPathResult | null
   idleCpuPercent: number
   sessions: number
   messages: number
@@ -198,6 +207,8 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
       events.push({ at: performance.timeOrigin + performance.now(), ids: e.sessionIds })
     ).start()
     const writeToEventMs = temp || opts.allowWrites ? await measureWriteToEvent(store, events) : { p50: -1, p95: -1 }
+    const hotPaths = temp || opts.allowWrites ? await measureHotPaths(store) : null
+    if (hotPaths) log(`hot paths: ${JSON.stringify(hotPaths)}`)
 
     // Idle: watcher running, nobody writing (after the writer's exit/checkpoint has been absorbed).
     await new Promise((r) => setTimeout(r, 2000))
@@ -229,6 +240,7 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
       ftsEmojiMs,
       ftsShortAnsweredBy,
       writeToEventMs,
+      hotPaths,
       idleCpuPercent,
       withPrompts,
       sessions,
@@ -322,6 +334,8 @@ async function measureV21(opts: StoreBenchOptions, log: (line: string) => void):
       const ftsEmojiScanMs = timed('🚀')
       const ftsScanAnsweredBy = store.searchFull({ query: '東京', limit: 50 }).fallback ?? ''
       log(`v21 scans: 東京 ${JSON.stringify(ftsCjkShortScanMs)} 🚀 ${JSON.stringify(ftsEmojiScanMs)}`)
+      const hotPaths = await measureHotPaths(store)
+      log(`v21 hot paths: ${JSON.stringify(hotPaths)}`)
       return {
         listFirstPageMs,
         listFirstPageCpuMs,
@@ -335,6 +349,7 @@ async function measureV21(opts: StoreBenchOptions, log: (line: string) => void):
         ftsCjkShortScanMs,
         ftsEmojiScanMs,
         ftsScanAnsweredBy,
+        hotPaths,
         ...made
       }
     } finally {

@@ -20,7 +20,8 @@
  *   after ANY other connection's commit — other processes AND this process's own `SessionStore` writer —
  *   so one watcher covers both. It also subscribes to `store.onLocalChange`, which makes own writes wake
  *   it immediately instead of waiting for the file watch. Its callback fires once per coalesced burst with
- *   the session ids whose visible state changed (no-op writes emit nothing). The host should subscribe to
+ *   the session ids whose visible state changed (no-op writes emit nothing). It compares the sessions the commits'
+ *   WAL frames wrote (wal-pages.ts), or every session where the frames cannot tell. The host should subscribe to
  *   the watcher only and emit `sessions.changed` from it.
  * - `store.onLocalChange(fn)` reports the ids each committed write of this process touched (after COMMIT,
  *   never after rollback), synchronously. Use it for in-process bookkeeping; don't also emit events

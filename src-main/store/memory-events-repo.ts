@@ -11,7 +11,7 @@ import { getTableConfig } from 'drizzle-orm/sqlite-core'
 import { ormOf, sqliteOf, type SessionStore } from './session-store'
 import { cadMemoryEvents as t } from './schema'
 import { addColumnSql, columnFacts } from './schema/ddl'
-import { existingColumns } from './reconcile'
+import { currentColumns, existingColumns } from './reconcile'
 import { txDb, WriteTx, type Orm } from './write-tx'
 
 /** DDL from the table definition (schema/caduceus.ts): `id` is the key, the rest are added when missing. */
@@ -64,7 +64,7 @@ const eventFields = {
  * the next insert, never by a read), so a missing column reads as its declared default, like the read shim does.
  */
 function fieldsOn(db: Database.Database): typeof eventFields {
-  const have = existingColumns(db, TABLE)
+  const have = currentColumns(db, TABLE) // every page of the memory feed: read again only after a schema change
   if (FACTS.every((c) => have.has(c.name))) return eventFields
   const fields: Record<string, unknown> = {}
   for (const [key, col] of Object.entries(eventFields))

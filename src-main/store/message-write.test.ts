@@ -1,8 +1,10 @@
+import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionStore } from './index'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { rawDb } from './test-fixtures/raw-db'
+import { IDENTITY_COLUMNS } from './message-identity'
 
 afterAll(cleanupTempDirs)
 let store: SessionStore
@@ -46,5 +48,25 @@ describe('message rows in upstream append_message shapes', () => {
     expect(columns()).not.toContain('reasoning_content')
     expect(columns()).not.toContain('reasoning_details')
     expect(row(id)).toMatchObject({ role: 'assistant', reasoning: 'thinking — hard' })
+  })
+})
+
+describe('a schema another program changes under an open store', () => {
+  it("columns added after this connection's writes and reads are written and read from the next call", async () => {
+    // No identity columns yet. One write and one read first, so the columns are known on this connection.
+    await store.createSession('s', 'cli')
+    await store.appendMessage('s', { role: 'user', content: 'before' })
+    expect(store.getMessagesAsConversation('s')[0]!.identity).toBeUndefined()
+    // Another program (upstream's v31 migration) adds the four identity columns while the store is open.
+    const other = new Database(store.path)
+    try {
+      for (const c of IDENTITY_COLUMNS) other.exec(`ALTER TABLE messages ADD COLUMN ${c} TEXT`)
+    } finally {
+      other.close()
+    }
+    const id = await store.appendMessage('s', { role: 'assistant', content: 'after' })
+    const uid = rawDb(store).prepare<[number], string>('SELECT message_uid FROM messages WHERE id = ?').pluck().get(id)
+    expect(uid).toMatch(/^[0-9a-f]{32}$/)
+    expect(store.getMessagesAsConversation('s')[1]!.identity?.messageUid).toBe(uid)
   })
 })

@@ -10,7 +10,7 @@ import type { NewMessage } from './types'
 import { CompressionSessionClosedError, invalid, notFound } from './errors'
 import { nowSeconds } from './util'
 import { encodeContent } from './content-codec'
-import { existingColumns } from './reconcile'
+import { currentColumns } from './reconcile'
 import { hasIdentity, IDENTITY_COLUMNS, MessageIdentity, suppliedColumns, uidsOfRow } from './message-identity'
 import { pyJson } from '@shared/contract/py-text'
 
@@ -89,7 +89,7 @@ export function appendRows(db: Database.Database, sessionId: string, msgs: NewMe
       last_activity_at = MAX(COALESCE(last_activity_at, 0), ?) WHERE id = ?`
   ).run(msgs.length, calls, lastTs, sessionId)
   const wantsOptional = msgs.some((m) => m.reasoningContent != null || m.reasoningDetails?.length)
-  const have = existingColumns(db, 'messages')
+  const have = currentColumns(db, 'messages') // every message write: read again only after a schema change
   const optional = wantsOptional ? OPTIONAL.filter((c) => have.has(c)) : []
   // v31's message identity, bound as upstream's writer binds it (its trigger only covers a writer binding none)
   const identity = hasIdentity(have) ? MessageIdentity.continuing(db, sessionId) : null

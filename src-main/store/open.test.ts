@@ -9,6 +9,7 @@ import { SCHEMA_VERSION } from './schema'
 import { DECLARED_TABLES } from './schema'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { rawDb } from './test-fixtures/raw-db'
+import { makeHome } from './test-fixtures/homes'
 
 afterAll(cleanupTempDirs)
 
@@ -197,5 +198,28 @@ describe('openStateDb', () => {
     expect(cols(h.sqlite, 'sessions')).toContain('message_count')
     h.sqlite.close()
     expect(() => openStateDb(join(tempDir(), 'absent.db'), { readonly: true })).toThrow()
+  })
+
+  it("a table another program creates under an open older home is read once the store's next write re-makes the views", async () => {
+    // v21 has no system_prompts: after a write the connection reads an empty stand-in view of it.
+    const path = makeHome(tempDir(), 21)
+    const store = new SessionStore(path, { profile: 'default' })
+    try {
+      await store.createSession('a', 'cli')
+      const prompts = () => rawDb(store).prepare<[], string>('SELECT prompt FROM system_prompts').pluck().all()
+      expect(prompts()).toEqual([])
+      // Upstream's v25 migration in another process creates the table while the store is open.
+      const other = new Database(path)
+      try {
+        other.exec(`CREATE TABLE system_prompts (hash TEXT PRIMARY KEY, prompt TEXT NOT NULL);
+          INSERT INTO system_prompts VALUES ('h1', 'You are upstream.')`)
+      } finally {
+        other.close()
+      }
+      await store.createSession('b', 'cli')
+      expect(prompts()).toEqual(['You are upstream.'])
+    } finally {
+      store.close()
+    }
   })
 })

@@ -8,7 +8,7 @@ import { refOf, summaryById } from './read-summary'
 import { anyBranchSql, isDelegateSql } from './sql'
 import { moneyOf } from './usage'
 import { num, numOrNull } from './util'
-import { existingColumns } from './reconcile'
+import { currentColumns } from './reconcile'
 import { shownCount } from './read-messages'
 
 /** The session's prompt, from system_prompts by hash or inline: checked for text where it is used. */
@@ -73,7 +73,7 @@ export function storedSystemPrompt(db: Database.Database, id: string): string | 
 function lastActive(db: Database.Database, id: string, startedAt: number, own: number): number {
   // an infinite timestamp (stored as upstream's import stores `1e999`) is no time to show: the start stands instead
   const last = numOrNull(stmt(db, 'SELECT MAX(timestamp) FROM messages WHERE session_id = ?').pluck().get(id))
-  if (!existingColumns(db, 'sessions').has('last_activity_at')) return last ?? startedAt
+  if (!currentColumns(db, 'sessions').has('last_activity_at')) return last ?? startedAt
   return Math.max(own, last ?? startedAt)
 }
 

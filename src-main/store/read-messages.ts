@@ -7,7 +7,7 @@ import type { ConversationMessage } from './types'
 import { num, numOrNull, safeJson } from './util'
 import { cutRow, PAGE_COLS, withinBudget } from './read-message-text'
 import { displayContent } from './content-codec'
-import { currentColumns, existingColumns } from './reconcile'
+import { currentColumns } from './reconcile'
 import { hiddenMessageSql } from './sql'
 import type { messages } from './schema'
 import {
@@ -226,7 +226,7 @@ export function conversation(
   afterId = 0
 ): ConversationMessage[] {
   // reasoning_details is read where the home has the column (every upstream schema this app opens does).
-  const have = existingColumns(db, 'messages')
+  const have = currentColumns(db, 'messages') // every turn reads its conversation: read again only after a schema change
   const details = have.has('reasoning_details') ? ', reasoning_details' : ''
   // v31's identity travels with the message, so a copy the agent writes of it (a compression continuation) keeps it.
   const identity = hasIdentity(have)

@@ -14,7 +14,7 @@ import type Database from 'better-sqlite3'
 import { getTableConfig } from 'drizzle-orm/sqlite-core'
 import { columnFacts } from './schema/ddl'
 import { DECLARED_TABLES } from './schema'
-import { CAD_TABLES, cadName, existingColumns } from './reconcile'
+import { CAD_TABLES, cadName, currentColumns } from './reconcile'
 
 const shimmed = new WeakMap<Database.Database, string[]>()
 
@@ -37,9 +37,11 @@ export function dropReadShim(db: Database.Database): void {
 /** The SELECT a shadow view of `name` needs in this home, or null when the real table has every column. */
 function viewSql(db: Database.Database, name: string, facts: ReturnType<typeof columnFacts>): string | null {
   let source = `main.${name}`
-  let have = existingColumns(db, name)
+  // Asked for every declared table after every write on a home that lacks any (the views come back after COMMIT):
+  // the column lists are read again only when the file's schema changed.
+  let have = currentColumns(db, name)
   if (have.size === 0 && CAD_TABLES[name]) {
-    have = existingColumns(db, cadName(name))
+    have = currentColumns(db, cadName(name))
     source = `main.${cadName(name)}`
   }
   if (have.size === 0) return `SELECT ${facts.map((c) => `NULL AS ${c.name}`).join(', ')} WHERE 0`

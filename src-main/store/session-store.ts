@@ -143,6 +143,7 @@ export class SessionStore {
   /** The open state.db; store/-internal (see `sqliteOf`): other folders use typed repository functions. */
   private readonly handle: StateDb
   private listeners = new Set<LocalChangeListener>()
+  private closers = new Set<() => void>()
   private pending = new Set<string>()
   private depth = 0
   /**
@@ -258,6 +259,19 @@ export class SessionStore {
 
   close(): void {
     if (this.db.open) this.db.close()
+    for (const fn of this.closers) fn()
+    this.closers.clear()
+  }
+
+  /**
+   * Runs `fn` once this store has closed its connection (the watcher's descriptors on state.db and its -shm: closing
+   * one drops every POSIX lock this process holds on the file, SQLite's included, so they stay open until then).
+   */
+  onClose(fn: () => void): () => void {
+    this.closers.add(fn)
+    return () => {
+      this.closers.delete(fn)
+    }
   }
 
   onLocalChange(fn: LocalChangeListener): () => void {

@@ -1,0 +1,250 @@
+/**
+ * Which table rows the commits since the watcher's last diff can have changed, read from the WAL file itself: every
+ * commit appends the pages it wrote as frames, so the rowids held by the table-leaf pages among the new frames name
+ * every row whose stored bytes changed (a row lives in exactly one leaf cell, plus the overflow pages its cell points
+ * to). The watcher then compares those rows with its snapshot instead of every session (watcher-prints.ts); a deleted
+ * row leaves no cell to read, so deletions are still found by the snapshot's row count.
+ *
+ * Anything this cannot vouch for answers null, and the watcher compares every row as before: a home not in WAL mode,
+ * a WAL restarted since (new salts: frames it never saw were checkpointed and overwritten), a wal-index it cannot read
+ * consistently, too many frames, or any written page that is neither a b-tree page nor an overflow page reached from
+ * a leaf cell among the same frames or the freelist's first trunk page (a row rewritten in place with a value of the
+ * same size writes only the overflow page that changed; a pointer-map page; a freelist trunk further down its list).
+ *
+ * Layout (SQLite's file format): the WAL has a 32-byte header (page size at 8, salts at 16) and then frames of a
+ * 24-byte header (page number at 0, salts at 8) and one page. The -shm wal-index starts with two copies of a 48-byte
+ * header in native byte order (isInit at 12, mxFrame at 16, the salts at 32 as the WAL header has them), which agree
+ * whenever no writer is halfway through updating them.
+ */
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs'
+import { endianness } from 'node:os'
+
+/** Frames past this many since the last diff (a VACUUM, an import): comparing every row is cheaper. */
+const MAX_FRAMES = 1000
+const LE = endianness() === 'LE'
+
+/** Where the WAL stood: its generation (salts) and how many of its frames are committed. */
+export interface WalMark {
+  salts: Buffer
+  frames: number
+  /** The database's size in pages (the wal-index's nPage). */
+  pages: number
+}
+
+/**
+ * `length` bytes of the file at `position`, or null when they are not all there (then the watcher compares every row).
+ * Only for the -wal file, on which SQLite takes no lock: closing a descriptor drops every POSIX lock this process holds
+ * on that file, so state.db and its -shm (where SQLite's locks are) are read through `WalFiles` instead.
+ */
+function readAt(path: string, length: number, position: number): Buffer | null {
+  let fd: number
+  try {
+    fd = openSync(path, 'r')
+  } catch {
+    return null // no such file (not a WAL home, or the WAL was removed): nothing this can vouch for
+  }
+  try {
+    const buf = Buffer.alloc(length)
+    return readSync(fd, buf, 0, length, position) === length ? buf : null
+  } catch {
+    return null // unreadable: the same
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Descriptors on state.db and its -shm, kept open until the store closes (`close`): SQLite's own locks on those files
+ * (the -shm's reader marks, the database's shared lock) belong to this process, and POSIX drops all of them when any
+ * descriptor on the file closes, so one opened and closed per read would let another program checkpoint away or
+ * delete a WAL this process's connections still read. Opened once, on the file the watcher's connection has.
+ */
+export class WalFiles {
+  private db: number | null = null
+  private shm: number | null = null
+  private shmId = ''
+  private closed = false
+  /** Descriptors of an -shm that was replaced (never while this process's connections hold it): closed with the rest. */
+  private stale: number[] = []
+
+  constructor(
+    readonly dbPath: string,
+    /** `dev:ino` of the file the watcher's connection has open. */
+    readonly fileId: string
+  ) {}
+
+  /** `length` bytes of state.db at `position` (null when the path names another file by now). */
+  readDb(length: number, position: number): Buffer | null {
+    if (this.closed) return null
+    if (this.db === null) {
+      const fd = openOrNull(this.dbPath)
+      if (fd === null) return null
+      this.db = fd
+    }
+    const st = fstatSync(this.db)
+    if (`${st.dev}:${st.ino}` !== this.fileId) return null
+    return preadFull(this.db, length, position)
+  }
+
+  /** `length` bytes of the -shm at `position`, from the -shm the path names now. */
+  readShm(length: number, position: number): Buffer | null {
+    if (this.closed) return null
+    let now: string
+    try {
+      const st = statSync(`${this.dbPath}-shm`)
+      now = `${st.dev}:${st.ino}`
+    } catch {
+      return null // no -shm: not a WAL home now
+    }
+    if (this.shm === null || now !== this.shmId) {
+      const fd = openOrNull(`${this.dbPath}-shm`)
+      if (fd === null) return null
+      if (this.shm !== null) this.stale.push(this.shm)
+      this.shm = fd
+      const st = fstatSync(fd)
+      this.shmId = `${st.dev}:${st.ino}`
+      if (this.shmId !== now) return null // replaced again meanwhile: the next read opens that one
+    }
+    return preadFull(this.shm, length, position)
+  }
+
+  /** After the store's connection closed: nothing of this process holds SQLite locks on these files any more. */
+  close(): void {
+    this.closed = true
+    for (const fd of [this.db, this.shm, ...this.stale]) if (fd !== null) closeSync(fd)
+    this.db = this.shm = null
+    this.stale = []
+  }
+}
+
+function openOrNull(path: string): number | null {
+  try {
+    return openSync(path, 'r')
+  } catch {
+    return null // not there (yet): the watcher compares every row
+  }
+}
+
+function preadFull(fd: number, length: number, position: number): Buffer | null {
+  const buf = Buffer.alloc(length)
+  try {
+    return readSync(fd, buf, 0, length, position) === length ? buf : null
+  } catch {
+    return null // unreadable: the watcher compares every row
+  }
+}
+
+/** The committed frames of the WAL now, from the wal-index header (null when it cannot be read consistently). */
+export function walMark(files: WalFiles): WalMark | null {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const hdr = files.readShm(96, 0)
+    if (!hdr) return null
+    if (!hdr.subarray(0, 48).equals(hdr.subarray(48, 96)) || hdr[12] !== 1) continue // a writer mid-update
+    const frames = LE ? hdr.readUInt32LE(16) : hdr.readUInt32BE(16)
+    const pages = LE ? hdr.readUInt32LE(20) : hdr.readUInt32BE(20)
+    return { salts: Buffer.from(hdr.subarray(32, 40)), frames, pages }
+  }
+  return null
+}
+
+const varint = (b: Buffer, at: number): [value: number, next: number] => {
+  let v = 0
+  for (let i = 0; i < 8; i++) {
+    const byte = b[at + i]!
+    v = v * 128 + (byte & 0x7f)
+    if (byte < 0x80) return [v, at + i + 1]
+  }
+  return [v * 256 + b[at + 8]!, at + 9]
+}
+
+/** B-tree page kinds by their first header byte: index interior/leaf, table interior/leaf. */
+const TABLE_LEAF = 0x0d
+const BTREE = new Set([0x02, 0x05, 0x0a, TABLE_LEAF])
+
+/**
+ * The rowids of every table-leaf page the frames after `since` (up to those committed now) wrote, or null when they
+ * cannot be told. Called inside the read transaction the diff then runs in, after its first read: the frames up to
+ * the wal-index's count now include every one that snapshot sees (later ones are committed too, and only widen it).
+ */
+export function rowidsWritten(files: WalFiles, since: WalMark): number[] | null {
+  const now = walMark(files)
+  if (!now || !now.salts.equals(since.salts) || now.frames < since.frames) return null
+  const count = now.frames - since.frames
+  if (count === 0) return []
+  // An overflow page starts with the next one's number: below 2^25 pages its first byte (0 or 1) is never a b-tree
+  // page's kind, which is what tells the two apart here.
+  if (count > MAX_FRAMES || now.pages >= 0x2000000) return null
+  const wal = `${files.dbPath}-wal`
+  const header = readAt(wal, 32, 0)
+  if (!header || !header.subarray(16, 24).equals(since.salts)) return null
+  const raw = header.readUInt32BE(8)
+  const pageSize = raw === 1 ? 65536 : raw
+  const frameSize = 24 + pageSize
+  // Every version of every page the frames wrote (a page written twice: both versions are read).
+  const pages = new Map<number, Buffer[]>()
+  const buf = readAt(wal, count * frameSize, 32 + since.frames * frameSize)
+  if (!buf) return null
+  for (let i = 0; i < count; i++) {
+    const frame = buf.subarray(i * frameSize, (i + 1) * frameSize)
+    if (!frame.subarray(8, 16).equals(since.salts)) return null // a frame of another generation: restarted
+    const pgno = frame.readUInt32BE(0)
+    const list = pages.get(pgno) ?? []
+    list.push(frame.subarray(24))
+    pages.set(pgno, list)
+  }
+  // The header copy is read again: a restart rewrites it before any frame, so unchanged salts mean no frame read
+  // above was being overwritten.
+  if (!readAt(wal, 32, 0)?.subarray(16, 24).equals(since.salts)) return null
+  // Bytes each page reserves at its end (the database header's byte 20), which set where a cell's overflow begins.
+  const reserved = pages.get(1)?.[0]?.[20] ?? files.readDb(1, 20)?.[0]
+  if (reserved === undefined) return null
+  const usable = pageSize - reserved
+  const rowids = new Set<number>()
+  const owned = new Set<number>()
+  /** An overflow chain from its first page, through every version of each of its pages the frames hold. */
+  const follow = (first: number) => {
+    const queue = [first]
+    while (queue.length) {
+      const pg = queue.pop()!
+      if (pg === 0 || owned.has(pg)) continue
+      owned.add(pg)
+      // A page the frames did not write is unchanged, and so is its pointer to the next one.
+      for (const version of pages.get(pg) ?? []) queue.push(version.readUInt32BE(0))
+    }
+  }
+  for (const [pgno, versions] of pages)
+    for (const page of versions) {
+      const at = pgno === 1 ? 100 : 0 // page 1 starts with the database header
+      if (page[at] !== TABLE_LEAF) continue
+      const cells = page.readUInt16BE(at + 3)
+      for (let c = 0; c < cells; c++) {
+        const cell = page.readUInt16BE(at + 8 + c * 2)
+        if (cell + 2 > pageSize) return null // not a page this reading understands
+        const [payload, afterSize] = varint(page, cell)
+        const [rowid, body] = varint(page, afterSize)
+        rowids.add(rowid)
+        const local = localPayload(payload, usable)
+        if (local < payload) {
+          if (body + local + 4 > pageSize) return null
+          follow(page.readUInt32BE(body + local))
+        }
+      }
+    }
+  // The freelist's first trunk page (the database header's offset 32): taking a free page, or freeing one, rewrites
+  // it and the header, and it holds page numbers, never a row.
+  for (const header of pages.get(1) ?? []) owned.add(header.readUInt32BE(32))
+  for (const [pgno, versions] of pages) {
+    if (owned.has(pgno)) continue
+    for (const page of versions) if (!BTREE.has(page[pgno === 1 ? 100 : 0]!)) return null
+  }
+  return [...rowids]
+}
+
+/** The bytes of a table-leaf cell's payload stored on the page itself (the rest is in overflow pages). */
+function localPayload(payload: number, usable: number): number {
+  const max = usable - 35
+  if (payload <= max) return payload
+  const min = Math.floor(((usable - 12) * 32) / 255) - 23
+  const k = min + ((payload - min) % (usable - 4))
+  return k <= max ? k : min
+}
