@@ -53,42 +53,62 @@ function readAt(path: string, length: number, position: number): Buffer | null {
   }
 }
 
+/** A database file's descriptors (state.db and its -shm) in this process, and how many watchers hold them. */
+interface Fds {
+  db: number | null
+  shm: number | null
+  shmId: string
+  /** Descriptors of an -shm that was replaced (never while this process's connections hold it): closed with the rest. */
+  stale: number[]
+  holders: number
+}
+
+/**
+ * This process's descriptors per database file (`dev:ino`), shared by every watcher on that file: POSIX drops every
+ * lock a process holds on a file when any of its descriptors on that file closes, SQLite's included, so they are
+ * closed only once the last watcher on the file has let go (two hosts of one process on one home — the tests do it —
+ * must not drop each other's locks). Process-wide because the locks are.
+ */
+const open = new Map<string, Fds>()
+
 /**
  * Descriptors on state.db and its -shm, kept open until the store closes (`close`): SQLite's own locks on those files
  * (the -shm's reader marks, the database's shared lock) belong to this process, and POSIX drops all of them when any
  * descriptor on the file closes, so one opened and closed per read would let another program checkpoint away or
- * delete a WAL this process's connections still read. Opened once, on the file the watcher's connection has.
+ * delete a WAL this process's connections still read. Opened once per file, on the file the watcher's connection has.
  */
 export class WalFiles {
-  private db: number | null = null
-  private shm: number | null = null
-  private shmId = ''
-  private closed = false
-  /** Descriptors of an -shm that was replaced (never while this process's connections hold it): closed with the rest. */
-  private stale: number[] = []
+  private fds: Fds | null
 
   constructor(
     readonly dbPath: string,
     /** `dev:ino` of the file the watcher's connection has open. */
     readonly fileId: string
-  ) {}
+  ) {
+    let fds = open.get(fileId)
+    if (!fds) open.set(fileId, (fds = { db: null, shm: null, shmId: '', stale: [], holders: 0 }))
+    fds.holders++
+    this.fds = fds
+  }
 
   /** `length` bytes of state.db at `position` (null when the path names another file by now). */
   readDb(length: number, position: number): Buffer | null {
-    if (this.closed) return null
-    if (this.db === null) {
+    const fds = this.fds
+    if (!fds) return null
+    if (fds.db === null) {
       const fd = openOrNull(this.dbPath)
       if (fd === null) return null
-      this.db = fd
+      fds.db = fd
     }
-    const st = fstatSync(this.db)
+    const st = fstatSync(fds.db)
     if (`${st.dev}:${st.ino}` !== this.fileId) return null
-    return preadFull(this.db, length, position)
+    return preadFull(fds.db, length, position)
   }
 
   /** `length` bytes of the -shm at `position`, from the -shm the path names now. */
   readShm(length: number, position: number): Buffer | null {
-    if (this.closed) return null
+    const fds = this.fds
+    if (!fds) return null
     let now: string
     try {
       const st = statSync(`${this.dbPath}-shm`)
@@ -96,24 +116,29 @@ export class WalFiles {
     } catch {
       return null // no -shm: not a WAL home now
     }
-    if (this.shm === null || now !== this.shmId) {
+    if (fds.shm === null || now !== fds.shmId) {
       const fd = openOrNull(`${this.dbPath}-shm`)
       if (fd === null) return null
-      if (this.shm !== null) this.stale.push(this.shm)
-      this.shm = fd
+      if (fds.shm !== null) fds.stale.push(fds.shm)
+      fds.shm = fd
       const st = fstatSync(fd)
-      this.shmId = `${st.dev}:${st.ino}`
-      if (this.shmId !== now) return null // replaced again meanwhile: the next read opens that one
+      fds.shmId = `${st.dev}:${st.ino}`
+      if (fds.shmId !== now) return null // replaced again meanwhile: the next read opens that one
     }
-    return preadFull(this.shm, length, position)
+    return preadFull(fds.shm, length, position)
   }
 
-  /** After the store's connection closed: nothing of this process holds SQLite locks on these files any more. */
+  /**
+   * This watcher lets go (its store's connection closed, or the store moved to another file); the descriptors close
+   * with the last watcher on the file, when nothing of this process holds SQLite locks on it through a watcher's store.
+   */
   close(): void {
-    this.closed = true
-    for (const fd of [this.db, this.shm, ...this.stale]) if (fd !== null) closeSync(fd)
-    this.db = this.shm = null
-    this.stale = []
+    const fds = this.fds
+    if (!fds) return
+    this.fds = null
+    if (--fds.holders > 0) return
+    open.delete(this.fileId)
+    for (const fd of [fds.db, fds.shm, ...fds.stale]) if (fd !== null) closeSync(fd)
   }
 }
 

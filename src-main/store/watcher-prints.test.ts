@@ -207,6 +207,31 @@ describe('SessionWatcher visible-columns diff', () => {
     expect(emitted).toEqual(['b'])
   })
 
+  it("a second store's watcher on the same file (two hosts of one process) closing leaves the first's locks", async () => {
+    const second = new SessionStore(store.path, { profile: 'default' })
+    const other = new Database(store.path)
+    try {
+      const watcher2 = new SessionWatcher(second, () => {}, { fallbackMs: 60_000 }).start()
+      other.prepare(`UPDATE sessions SET title = 'both' WHERE id = 'a'`).run()
+      const rows = watcher2.stats.rowDiffs
+      expect(watcher2.check()).toEqual(['a']) // it read the -shm and the -wal too
+      expect(watcher2.stats.rowDiffs).toBe(rows + 1)
+      watcher2.stop()
+    } finally {
+      other.close()
+      second.close()
+    }
+    // Its descriptors on state.db and the -shm are this process's: closing them would drop the first store's locks,
+    // and a program closing what it then takes for the last connection would delete the WAL under it.
+    emitted = []
+    await new Promise<void>((ok, fail) =>
+      execFile(process.execPath, [UPSTREAM_APPEND, store.path, 'b'], (err) => (err ? fail(err) : ok()))
+    )
+    expect(existsSync(`${store.path}-wal`)).toBe(true)
+    await watcher.flush()
+    expect(emitted).toContain('b')
+  })
+
   it('a WAL another program checkpointed and restarted past where the watcher read is not trusted', async () => {
     const other = new Database(store.path)
     try {
