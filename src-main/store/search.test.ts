@@ -108,18 +108,22 @@ describe('what the search leaves out, as the list does', () => {
         ['hid', 'api']
       ] as const) {
         await s.createSession(id, source)
-        await s.appendMessage(id, { role: 'user', content: `zephyr report from ${id}` })
+        await s.appendMessage(id, { role: 'user', content: `zephyr report from ${id}: 東京タワー` })
       }
       rawDb(s).prepare('UPDATE sessions SET hidden = 1 WHERE id = ?').run('hid')
-      const found = (filters?: Parameters<SessionStore['search']>[0]['filters']) =>
-        s
-          .searchFull({ query: 'zephyr', filters })
-          .hits.map((h) => h.sessionId)
-          .sort()
-      expect(found()).toEqual(['person'])
+      // every way a search reads its matches: the word index, the trigram index (3 CJK characters), a complete scan
+      // (2), and a tree mixing them — the page's hits and every matching session's count alike
+      for (const query of ['zephyr', '東京タ', '東京', 'zephyr AND 東京']) {
+        const found = (filters?: Parameters<SessionStore['search']>[0]['filters']) => {
+          const r = s.searchFull({ query, filters })
+          return { hits: r.hits.map((h) => h.sessionId).sort(), counted: [...r.sessions.keys()].sort() }
+        }
+        const only = (ids: string[]) => ({ hits: ids, counted: ids })
+        expect(found(), query).toEqual(only(['person']))
+        expect(found({ sources: ['tool', 'kanban'] }), query).toEqual(only(['task', 'worker']))
+        expect(found({ sources: ['api'] }), query).toEqual(only([]))
+      }
       expect(s.listSessions({}).items.map((r) => r.id)).toEqual(['person'])
-      expect(found({ sources: ['tool', 'kanban'] })).toEqual(['task', 'worker'])
-      expect(found({ sources: ['api'] })).toEqual([])
     } finally {
       s.close()
     }
