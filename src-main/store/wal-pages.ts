@@ -31,28 +31,6 @@ export interface WalMark {
   pages: number
 }
 
-/**
- * `length` bytes of the file at `position`, or null when they are not all there (then the watcher compares every row).
- * Only for the -wal file, on which SQLite takes no lock: closing a descriptor drops every POSIX lock this process holds
- * on that file, so state.db and its -shm (where SQLite's locks are) are read through `WalFiles` instead.
- */
-function readAt(path: string, length: number, position: number): Buffer | null {
-  let fd: number
-  try {
-    fd = openSync(path, 'r')
-  } catch {
-    return null // no such file (not a WAL home, or the WAL was removed): nothing this can vouch for
-  }
-  try {
-    const buf = Buffer.alloc(length)
-    return readSync(fd, buf, 0, length, position) === length ? buf : null
-  } catch {
-    return null // unreadable: the same
-  } finally {
-    closeSync(fd)
-  }
-}
-
 /** A database file's descriptors (state.db and its -shm) in this process, and how many watchers hold them. */
 interface Fds {
   db: number | null
@@ -199,15 +177,27 @@ export function rowidsWritten(files: WalFiles, since: WalMark): number[] | null 
   // An overflow page starts with the next one's number: below 2^25 pages its first byte (0 or 1) is never a b-tree
   // page's kind, which is what tells the two apart here.
   if (count > MAX_FRAMES || now.pages >= 0x2000000) return null
-  const wal = `${files.dbPath}-wal`
-  const header = readAt(wal, 32, 0)
+  // The -wal is opened once per check: SQLite takes no lock on it, so closing this descriptor drops none (state.db and
+  // its -shm, where its locks are, are read through `WalFiles`). Not there: not a WAL home now, nothing to vouch for.
+  const wal = openOrNull(`${files.dbPath}-wal`)
+  if (wal === null) return null
+  try {
+    return rowidsInFrames(files, since, count, wal)
+  } finally {
+    closeSync(wal)
+  }
+}
+
+/** rowidsWritten's reading of the `count` frames after `since` in the -wal open as `wal`. */
+function rowidsInFrames(files: WalFiles, since: WalMark, count: number, wal: number): number[] | null {
+  const header = preadFull(wal, 32, 0)
   if (!header || !header.subarray(16, 24).equals(since.salts)) return null
   const raw = header.readUInt32BE(8)
   const pageSize = raw === 1 ? 65536 : raw
   const frameSize = 24 + pageSize
   // Every version of every page the frames wrote (a page written twice: both versions are read).
   const pages = new Map<number, Buffer[]>()
-  const buf = readAt(wal, count * frameSize, 32 + since.frames * frameSize)
+  const buf = preadFull(wal, count * frameSize, 32 + since.frames * frameSize)
   if (!buf) return null
   for (let i = 0; i < count; i++) {
     const frame = buf.subarray(i * frameSize, (i + 1) * frameSize)
@@ -219,7 +209,7 @@ export function rowidsWritten(files: WalFiles, since: WalMark): number[] | null 
   }
   // The header copy is read again: a restart rewrites it before any frame, so unchanged salts mean no frame read
   // above was being overwritten.
-  if (!readAt(wal, 32, 0)?.subarray(16, 24).equals(since.salts)) return null
+  if (!preadFull(wal, 32, 0)?.subarray(16, 24).equals(since.salts)) return null
   // Bytes each page reserves at its end (the database header's byte 20), which set where a cell's overflow begins.
   const reserved = pages.get(1)?.[0]?.[20] ?? files.readDb(1, 20)?.[0]
   if (reserved === undefined) return null
