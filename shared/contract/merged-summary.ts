@@ -67,50 +67,40 @@ export function mergedSummaryHead(summary: string): string {
  */
 export function splitMergedSummary(content: string | null): { kept: string; summary: string } | null {
   if (!content) return null
-  if (content.startsWith(`${SUMMARY_MARKER}\n`)) {
-    const at = content.indexOf(`\n\n${MERGED_SUMMARY_END}\n\n`)
-    if (at < 0) return null
-    return {
-      kept: content.slice(at + MERGED_SUMMARY_END.length + 4),
-      summary: content.slice(SUMMARY_MARKER.length + 1, at)
-    }
+  const layout = mergedLayoutOf(content)
+  if (!layout) return null
+  // at the first split line, as upstream parts its merged rows (and as a page's cut row is read: read-message-text.ts)
+  const at = content.indexOf(layout.split)
+  if (at < 0) return null
+  const first = content.slice(layout.opening.length, at)
+  const second = content.slice(at + layout.split.length)
+  if (layout.keptFirst) {
+    const end = `\n\n${layout.end}`
+    return { kept: first, summary: second.endsWith(end) ? second.slice(0, -end.length) : second }
   }
-  for (const [header, delimiter, end] of [
-    [OLD_HEADER, OLD_DELIMITER, OLD_END],
-    [UPSTREAM_HEADER, UPSTREAM_DELIMITER, UPSTREAM_END]
-  ] as const) {
-    if (!content.startsWith(`${header}\n`)) continue
-    // at the first delimiter, as upstream parts its merged rows (and as a page's cut row is read: read-message-text.ts)
-    const at = content.indexOf(`\n\n${delimiter}\n\n`)
-    if (at < 0) return null
-    const kept = content.slice(header.length + 1, at)
-    let summary = content.slice(at + delimiter.length + 4)
-    if (summary.endsWith(`\n\n${end}`)) summary = summary.slice(0, -(end.length + 2))
-    return { kept, summary }
-  }
-  // An earlier upstream merged the other way round: its summary (banner first), the end line, then the kept words.
-  if (opensWithBanner(content.trimStart())) {
-    const at = content.indexOf(`\n\n${UPSTREAM_END}\n\n`)
-    const kept = at < 0 ? '' : content.slice(at + UPSTREAM_END.length + 4)
-    if (kept.trim()) return { kept, summary: content.slice(0, at).trimStart() }
-  }
-  return null
+  // An earlier upstream merged the other way round (no opening of its own: its summary opens with the banner), and
+  // says so only when kept words follow its end line.
+  if (!layout.opening) return second.trim() ? { kept: second, summary: first.trimStart() } : null
+  return { kept: second, summary: first }
 }
 
 /**
  * How a merged row opening with `head` is laid out, for a reader holding only its start (a transcript page's cut):
- * what opens it, the line that parts the summary from the kept words, and which of the two comes first. The same
- * openings splitMergedSummary reads; null when no merged layout opens so.
+ * what opens it, the line that parts the summary from the kept words, which of the two comes first and, kept words
+ * first, the end line that may close the summary. splitMergedSummary parts a whole row by it; null when no merged
+ * layout opens so.
  */
-export function mergedLayoutOf(head: string): { opening: string; split: string; keptFirst: boolean } | null {
+export function mergedLayoutOf(
+  head: string
+): { opening: string; split: string; keptFirst: boolean; end?: string } | null {
   if (head.startsWith(`${SUMMARY_MARKER}\n`))
     return { opening: `${SUMMARY_MARKER}\n`, split: `\n\n${MERGED_SUMMARY_END}\n\n`, keptFirst: false }
-  for (const [header, delimiter] of [
-    [OLD_HEADER, OLD_DELIMITER],
-    [UPSTREAM_HEADER, UPSTREAM_DELIMITER]
+  for (const [header, delimiter, end] of [
+    [OLD_HEADER, OLD_DELIMITER, OLD_END],
+    [UPSTREAM_HEADER, UPSTREAM_DELIMITER, UPSTREAM_END]
   ] as const)
     if (head.startsWith(`${header}\n`))
-      return { opening: `${header}\n`, split: `\n\n${delimiter}\n\n`, keptFirst: true }
+      return { opening: `${header}\n`, split: `\n\n${delimiter}\n\n`, keptFirst: true, end }
   if (opensWithBanner(head.trimStart())) return { opening: '', split: `\n\n${UPSTREAM_END}\n\n`, keptFirst: false }
   return null
 }
