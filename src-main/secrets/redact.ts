@@ -216,11 +216,12 @@ export class SecretMask {
   }
 }
 
-function givenValues(text: string, secrets: Iterable<string>): string {
-  let out = text
-  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('***')
-  return out
-}
+/** `text` with each of `secrets` (in the order given; four characters or more) as `***`. */
+const givenValues = (text: string, secrets: Iterable<string>): string =>
+  maskValues(
+    [...secrets].filter((s) => s && s.length >= 4),
+    text
+  )
 
 /*
  * The process's last resort: for lines that belong to no host — the uncaught-error handlers `installLastResort`
