@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3'
+import { execFileSync } from 'node:child_process'
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -220,6 +221,40 @@ describe('openStateDb', () => {
       expect(prompts()).toEqual(['You are upstream.'])
     } finally {
       store.close()
+    }
+  })
+  it('opening a file this process already has open leaves the open connection its locks (a WAL home)', () => {
+    // POSIX drops every lock a process holds on a file when any descriptor of it on that file closes. A second
+    // open that read the file's header through a descriptor of its own dropped the first connection's shared lock:
+    // another program closing its last connection then believed it was the last one, checkpointed and deleted the
+    // WAL under this process, and the first connection's next commit went to a deleted file (lost).
+    const path = join(tempDir(), 'state.db')
+    const raw = new Database(path)
+    raw.pragma('journal_mode = WAL')
+    raw.exec('CREATE TABLE t (x)')
+    raw.close()
+    const first = openStateDb(path)
+    const second = openStateDb(path)
+    try {
+      first.sqlite.prepare('INSERT INTO t VALUES (1)').run()
+      // Another program — the system Python's SQLite, as upstream Hermes runs it — reads and closes its connection.
+      const other = (code: string) =>
+        execFileSync(
+          '/usr/bin/python3',
+          ['-c', `import sqlite3, sys\nd = sqlite3.connect(sys.argv[1])\n${code}\nd.close()`, path],
+          {
+            encoding: 'utf8'
+          }
+        )
+      other('d.execute("SELECT count(*) FROM t").fetchall()')
+      expect(existsSync(`${path}-wal`)).toBe(true)
+      first.sqlite.prepare('INSERT INTO t VALUES (2)').run()
+      expect(other('print(d.execute("SELECT count(*) FROM t").fetchone()[0], end="")')).toBe('2')
+      // and the busy wait a WAL home gets, now set once the mode is known
+      expect(second.sqlite.pragma('busy_timeout', { simple: true })).toBe(1000)
+    } finally {
+      second.sqlite.close()
+      first.sqlite.close()
     }
   })
 })

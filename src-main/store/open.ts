@@ -9,7 +9,7 @@
  */
 import Database from 'better-sqlite3'
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
-import { chmodSync, closeSync, existsSync, openSync, readSync, statSync } from 'node:fs'
+import { chmodSync, existsSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { CaduceusError } from '@shared/contract'
 import * as schema from './schema'
@@ -21,21 +21,6 @@ import { createStateDb } from './create'
 import { copyShape, shapeTemplate } from './shape-template'
 import { errorMessage, isNotFound } from '@shared/contract/errors'
 import { registerFold } from './fold'
-
-/** The file header's read/write version bytes say WAL (2) or rollback journal (1); read before connecting. */
-function headerSaysWal(file: string): boolean {
-  const buf = Buffer.alloc(20)
-  let fd: number | null = null
-  try {
-    fd = openSync(file, 'r')
-    return readSync(fd, buf, 0, 20, 0) === 20 && buf[18] === 2
-  } catch {
-    // no file yet, or one that cannot be opened: the connection that follows reports it; here, not WAL
-    return false
-  } finally {
-    if (fd !== null) closeSync(fd)
-  }
-}
 
 export interface OpenOptions {
   readonly?: boolean
@@ -210,9 +195,11 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
   // Locked for a moment (another program writing, or creating the file), not unreadable: the caller may retry.
   const unreadable = (err: unknown) => (isBusy(err) ? err : new UnreadableStateDbError(file, errorMessage(err)))
   try {
-    // Rollback journal: a foreign writer blocks readers, and SQLite's busy handler would sleep on this (the
-    // event loop's) thread. Fail fast instead; the host retries reads off the loop (host/dispatch/dispatch.ts).
-    sqlite = connect(file, readonly, headerSaysWal(file) ? busyMs : 0, opts.nativeBinding)
+    // No busy wait until the journal mode is known: under a rollback journal a foreign writer blocks readers, and
+    // SQLite's busy handler would sleep on this (the event loop's) thread. Fail fast instead; the host retries reads
+    // off the loop (host/dispatch/dispatch.ts). The mode is asked of SQLite, never read from the file's header here:
+    // closing a descriptor of our own on the file would drop every lock this process's connections hold on it.
+    sqlite = connect(file, readonly, 0, opts.nativeBinding)
   } catch (err) {
     throw unreadable(err)
   }
@@ -227,6 +214,7 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
       throw unreadable(err)
     }
     const journalMode = String(sqlite.pragma('journal_mode', { simple: true }))
+    if (journalMode === 'wal') sqlite.pragma(`busy_timeout = ${busyMs}`)
     const missing = missingColumns(sqlite)
     applyReadShim(sqlite) // TEMP views only: the file is not touched
     sqlite.exec('COMMIT')
@@ -285,10 +273,12 @@ export function prepareForWrite(h: StateDb, busyMs = 1000): void {
     createStateDb(h.path, want === 'wal', sqliteOptions(h.nativeBinding))
     const fileId = fileAt(h.path)?.id ?? null
     // Busy (a foreign creator still holds it) throws before anything is swapped: write() retries off the loop.
-    const sqlite = connect(h.path, false, headerSaysWal(h.path) ? busyMs : 0, h.nativeBinding)
+    // busy_timeout 0 until the mode is known, as in openStateDb (and for the same reason no header read of our own).
+    const sqlite = connect(h.path, false, 0, h.nativeBinding)
     let shape: HomeShape
     try {
       shape = detectShape(sqlite)
+      if (String(sqlite.pragma('journal_mode', { simple: true })) === 'wal') sqlite.pragma(`busy_timeout = ${busyMs}`)
     } catch (err) {
       sqlite.close()
       throw err
