@@ -63,8 +63,7 @@ export class WalFiles {
     /** `dev:ino` of the file the watcher's connection has open. */
     readonly fileId: string
   ) {
-    let fds = open.get(fileId)
-    if (!fds) open.set(fileId, (fds = { db: null, shm: null, shmId: '', stale: [], holders: 0 }))
+    const fds = entryOf(fileId)
     fds.holders++
     this.fds = fds
   }
@@ -76,10 +75,14 @@ export class WalFiles {
     if (fds.db === null) {
       const fd = openOrNull(this.dbPath)
       if (fd === null) return null
+      const id = idOf(fd)
+      // The path names another file by now (a restore renamed one over it): that file's descriptor, not ours.
+      if (id !== this.fileId) {
+        park(fd, id, 'db')
+        return null
+      }
       fds.db = fd
     }
-    const st = fstatSync(fds.db)
-    if (`${st.dev}:${st.ino}` !== this.fileId) return null
     return preadFull(fds.db, length, position)
   }
 
@@ -95,12 +98,20 @@ export class WalFiles {
       return null // no -shm: not a WAL home now
     }
     if (fds.shm === null || now !== fds.shmId) {
+      // The -shm beside the path is this file's only while the path names this file, before and after the open; a
+      // swapped-in file's -shm is kept with that file's descriptors (the store's new connection holds locks on it).
+      if (fileIdAt(this.dbPath) !== this.fileId) return null
       const fd = openOrNull(`${this.dbPath}-shm`)
       if (fd === null) return null
+      const owner = fileIdAt(this.dbPath)
+      if (owner !== this.fileId) {
+        if (owner) park(fd, owner, 'stale')
+        else fds.stale.push(fd) // no file at the path: the -shm of ours, deleted (closed with ours)
+        return null
+      }
       if (fds.shm !== null) fds.stale.push(fds.shm)
       fds.shm = fd
-      const st = fstatSync(fd)
-      fds.shmId = `${st.dev}:${st.ino}`
+      fds.shmId = idOf(fd)
       if (fds.shmId !== now) return null // replaced again meanwhile: the next read opens that one
     }
     return preadFull(fds.shm, length, position)
@@ -117,6 +128,33 @@ export class WalFiles {
     if (--fds.holders > 0) return
     open.delete(this.fileId)
     for (const fd of [fds.db, fds.shm, ...fds.stale]) if (fd !== null) closeSync(fd)
+  }
+}
+
+function entryOf(fileId: string): Fds {
+  let fds = open.get(fileId)
+  if (!fds) open.set(fileId, (fds = { db: null, shm: null, shmId: '', stale: [], holders: 0 }))
+  return fds
+}
+
+/** Another file's descriptor opened by a read that raced a swap: kept with that file's, closed with them. */
+function park(fd: number, fileId: string, as: 'db' | 'stale'): void {
+  const fds = entryOf(fileId)
+  if (as === 'db' && fds.db === null) fds.db = fd
+  else fds.stale.push(fd)
+}
+
+const idOf = (fd: number) => {
+  const st = fstatSync(fd)
+  return `${st.dev}:${st.ino}`
+}
+
+function fileIdAt(path: string): string | null {
+  try {
+    const st = statSync(path)
+    return `${st.dev}:${st.ino}`
+  } catch {
+    return null
   }
 }
 

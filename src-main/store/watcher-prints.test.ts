@@ -3,14 +3,15 @@
  * visible state changed are named — NULL vs '' included — deletions too, and the DB file is never written.
  */
 import Database from 'better-sqlite3'
-import { execFile } from 'node:child_process'
-import { existsSync, statSync, writeFileSync } from 'node:fs'
+import { execFile, execFileSync } from 'node:child_process'
+import { existsSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionStore, SessionWatcher } from './index'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { rawDb } from './test-fixtures/raw-db'
 import { txDb } from './write-tx'
+import { WalFiles } from './wal-pages'
 import { makeHome } from './test-fixtures/homes'
 import { UPSTREAM_APPEND } from './test-fixtures/spawn-writer'
 
@@ -230,6 +231,36 @@ describe('SessionWatcher visible-columns diff', () => {
     expect(existsSync(`${store.path}-wal`)).toBe(true)
     await watcher.flush()
     expect(emitted).toContain('b')
+  })
+
+  it("a read that raced a restore keeps the swapped-in file's descriptor until that file's own users let go", () => {
+    const dir = tempDir()
+    const path = join(dir, 'restored.db')
+    const make = (file: string) => {
+      const db = new Database(file)
+      db.pragma('journal_mode = WAL')
+      db.exec('CREATE TABLE t (x)')
+      db.close()
+    }
+    make(path)
+    const files = new WalFiles(path, `${statSync(path).dev}:${statSync(path).ino}`)
+    make(join(dir, 'backup.db'))
+    renameSync(join(dir, 'backup.db'), path) // a restore renames another file over the path
+    expect(files.readDb(100, 0)).toBeNull() // not the watched file's bytes
+    // This process's connection on the restored file takes SQLite's locks on it.
+    const restored = new Database(path)
+    try {
+      restored.prepare('INSERT INTO t VALUES (1)').run()
+      files.close() // the old file's watcher lets go: the descriptor it opened on the new file must not close now
+      execFileSync('/usr/bin/python3', [
+        '-c',
+        'import sqlite3, sys\nd = sqlite3.connect(sys.argv[1])\nd.execute("SELECT * FROM t").fetchall()\nd.close()',
+        path
+      ])
+      expect(existsSync(`${path}-wal`)).toBe(true) // another program's close saw this process's lock and left the WAL
+    } finally {
+      restored.close()
+    }
   })
 
   it('a WAL another program checkpointed and restarted past where the watcher read is not trusted', async () => {
