@@ -154,7 +154,7 @@ function fileIdAt(path: string): string | null {
     const st = statSync(path)
     return `${st.dev}:${st.ino}`
   } catch {
-    return null
+    return null // nothing there (or unreadable): not the watched file
   }
 }
 
