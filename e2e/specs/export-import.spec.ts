@@ -3,6 +3,7 @@ import type { Download } from '@playwright/test'
 import type { SessionDetail, SessionPage } from '@shared/contract'
 import { test, expect } from '../fixtures/host'
 import { api } from '../fixtures/external'
+import { axeViolations } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 import { SessionsPage } from '../page-models/sessions-page'
 import { SessionSelection } from '../page-models/session-selection'
@@ -29,6 +30,23 @@ test('export a session from the UI, import a file, see the summary', async ({ pa
   expect(lines).toHaveLength(1)
   expect(lines[0].id).toBe(sessionId)
   expect(Array.isArray(lines[0].messages)).toBe(true)
+
+  // the same session as an HTML page: one file that needs no script, axe-clean in both colour schemes
+  const [html] = await Promise.all([page.waitForEvent('download'), page.getByTestId('session-export-html').click()])
+  expect(html.suggestedFilename()).toBe(`caduceus-${profile}-${sessionId}.html`)
+  const htmlFile = testInfo.outputPath('export.html')
+  await html.saveAs(htmlFile)
+  const doc = readFileSync(htmlFile, 'utf8')
+  expect(doc).not.toMatch(/<script/i)
+  // axe runs as an injected script, which the page's own policy forbids: the scan's copy leaves the policy out
+  await page.goto('about:blank')
+  await page.setContent(doc.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, ''))
+  await expect(page.locator('h1')).toHaveCount(1)
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme })
+    expect({ colorScheme, found: await axeViolations(page) }).toEqual({ colorScheme, found: [] })
+  }
+  await page.emulateMedia({ colorScheme: null })
 
   // import: the same file again (skipped) plus a new upstream-shaped session whose parent is nowhere (detached)
   const orphan = {
