@@ -3,6 +3,7 @@ import type { Download } from '@playwright/test'
 import type { SessionDetail, SessionPage } from '@shared/contract'
 import { test, expect } from '../fixtures/host'
 import { api } from '../fixtures/external'
+import { axeViolations } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 import { SessionsPage } from '../page-models/sessions-page'
 import { SessionSelection } from '../page-models/session-selection'
@@ -30,6 +31,14 @@ test('export a session from the UI, import a file, see the summary', async ({ pa
   expect(lines[0].id).toBe(sessionId)
   expect(Array.isArray(lines[0].messages)).toBe(true)
 
+  // the same session as an HTML page: one file that needs no script, axe-clean in both colour schemes
+  const [html] = await Promise.all([page.waitForEvent('download'), page.getByTestId('session-export-html').click()])
+  expect(html.suggestedFilename()).toBe(`caduceus-${profile}-${sessionId}.html`)
+  const htmlFile = testInfo.outputPath('export.html')
+  await html.saveAs(htmlFile)
+  const doc = readFileSync(htmlFile, 'utf8')
+  expect(doc).not.toMatch(/<script/i)
+
   // import: the same file again (skipped) plus a new upstream-shaped session whose parent is nowhere (detached)
   const orphan = {
     id: 'imported-orphan-1',
@@ -48,6 +57,18 @@ test('export a session from the UI, import a file, see the summary', async ({ pa
   await expect(summary).toContainText('Imported 1, skipped 1, detached 1')
   await sessions.search('another machine')
   await expect(sessions.hits.first()).toHaveAttribute('data-session-id', 'imported-orphan-1')
+
+  // last, as it leaves the app: the HTML page on its own, folds open, axe-clean in both colour schemes (axe runs as
+  // an injected script, which the page's own policy forbids, so the scanned copy leaves the policy out)
+  await page.goto('about:blank')
+  await page.setContent(doc.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, ''))
+  await expect(page.locator('h1')).toHaveCount(1)
+  await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)))
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme })
+    expect({ colorScheme, found: await axeViolations(page) }).toEqual({ colorScheme, found: [] })
+  }
+  await page.emulateMedia({ colorScheme: null })
 })
 
 test('a compressed conversation exports whole, from its page and from the list, as both show it', async ({

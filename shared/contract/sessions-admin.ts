@@ -124,7 +124,8 @@ export type ExportFormat = z.infer<typeof ExportFormat>
 export const SessionExportInput = z.object({
   profile: ProfileName.optional(),
   sessionId: SessionId.optional(),
-  format: ExportFormat.default('jsonl'),
+  /** `html`: one self-contained page (the Session page's HTML download). */
+  format: z.enum([...ExportFormat.options, 'html']).default('jsonl'),
   onlyUserPrompts: z.boolean().optional(),
   lineage: z.boolean().optional()
 })
@@ -155,7 +156,7 @@ export const sessionsAdminRequests = {
   'sessions.prune': { input: SessionPruneInput, output: SessionPruneResult },
   /** Archive ended sessions matching upstream's prune filters (at least one); dryRun lists them. */
   'sessions.archiveMatching': { input: SessionArchiveMatchingInput, output: SessionArchiveMatchingResult },
-  /** Export one session or a profile's sessions as upstream JSONL or Markdown (returned as a download). */
+  /** Export one session or a profile's sessions as upstream JSONL, Markdown or an HTML page (returned as a download). */
   'sessions.export': { input: SessionExportInput, output: SessionExportResult },
   /** Import upstream JSONL: existing ids skipped, orphans detached, runtime state reset. */
   'sessions.import': { input: SessionImportInput, output: SessionImportResult }

@@ -1,6 +1,7 @@
 /**
- * Export (a session, or the profile's session list) as an upstream JSONL download, and import an upstream
- * JSONL file with the host's summary. Both go through the `sessions.export` / `sessions.import` requests.
+ * Export (a session, or the profile's session list) as an upstream JSONL download (a session also as Markdown or an
+ * HTML page), and import an upstream JSONL file with the host's summary. Both go through the `sessions.export` /
+ * `sessions.import` requests.
  */
 import { useRef, useState } from 'react'
 import type { SessionImportResult } from '@shared/contract'
@@ -16,7 +17,7 @@ import { actingProfile } from '../app/routes'
 async function exportAndDownload(input: {
   profile: string
   sessionId?: string
-  format: 'jsonl' | 'markdown'
+  format: 'jsonl' | 'markdown' | 'html'
   lineage?: boolean
 }): Promise<void> {
   try {
@@ -28,7 +29,7 @@ async function exportAndDownload(input: {
 }
 
 /**
- * Session page: export this session (JSONL or Markdown); with `lineage` (the page shows a compression chain as one
+ * Session page: export this session (JSONL, Markdown, or HTML: a page to read in any browser); with `lineage` (the page shows a compression chain as one
  * conversation) the whole chain, one record with its segments.
  */
 export function ExportSessionButton({
@@ -56,6 +57,14 @@ export function ExportSessionButton({
         onClick={() => void exportAndDownload({ profile, sessionId, format: 'markdown', ...whole })}
       >
         Markdown
+      </button>
+      <button
+        className="small"
+        data-testid="session-export-html"
+        title="A page to read in any browser: tool calls folded, no scripts"
+        onClick={() => void exportAndDownload({ profile, sessionId, format: 'html', ...whole })}
+      >
+        HTML
       </button>
     </>
   )

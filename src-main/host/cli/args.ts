@@ -38,6 +38,10 @@ export interface HostArgs {
     lineage?: boolean
     session?: string
     redact?: boolean
+    /** `--format trace`: write secrets as they are (the trace masks them by default). */
+    noRedact?: boolean
+    /** `--format trace --upload [--public]`: upstream's Hugging Face upload, refused here. */
+    upload?: boolean
     force?: boolean
     deleteAfterVerified?: boolean
   }
@@ -157,6 +161,13 @@ export function parseArgs(argv: string[]): HostArgs {
         break
       case '--force':
         out.admin = { ...out.admin, force: true }
+        break
+      case '--no-redact':
+        out.admin = { ...out.admin, noRedact: true }
+        break
+      case '--upload':
+      case '--public':
+        out.admin = { ...out.admin, upload: true }
         break
       case '--delete-after-verified':
         out.admin = { ...out.admin, deleteAfterVerified: true }

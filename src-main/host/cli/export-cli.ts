@@ -5,9 +5,11 @@
  * each with `last_active`); any of prune's filter flags (prune-flags.ts) selects the ENDED sessions matching them,
  * archived ones included, oldest first; `--dry-run` lists that selection and needs a filter. `--only user-prompts`
  * writes one prompt record per line, `--redact` masks credentials in the messages; `--format md|qmd` writes
- * upstream's files (export-md.ts).
- * Where Caduceus goes further: no OUTPUT is stdout (upstream refuses it for JSONL), `--lineage` applies to JSONL
- * too (upstream reads it for md/qmd only), and a refusal or a missing session exits non-zero (upstream prints
+ * upstream's files (export-md.ts), `--format trace` Claude Code JSONL for a trace viewer (export-trace-cli.ts; its
+ * `--upload` to Hugging Face is refused, exit 2: nothing here sends a session off the machine) and `--format html` one
+ * page for the whole selection (services' export-html.ts).
+ * Where Caduceus goes further: no OUTPUT is stdout (upstream refuses it for JSONL and HTML), `--lineage` applies to
+ * JSONL, HTML and trace too (upstream reads it for md/qmd only), and a refusal or a missing session exits non-zero (upstream prints
  * the same words and exits 0, which a script cannot tell from success).
  */
 import { closeSync, openSync, writeSync } from 'node:fs'
@@ -17,6 +19,8 @@ import type { Host } from '../compose'
 import { exportChunks, exportFormat } from '../services'
 import { when } from './by-filter'
 import { exportMd } from './export-md'
+import { exportTrace } from './export-trace-cli'
+import { UsageError } from './run-args'
 import { pruneFilter } from './prune-flags'
 
 async function write(chunk: string): Promise<void> {
@@ -27,9 +31,18 @@ export async function exportCli(host: Host, profile: string, output: string | un
   const a = args.admin ?? {}
   if (a.only !== undefined && a.only !== 'user-prompts')
     throw new CaduceusError('invalid_input', `unknown --only '${a.only}': use user-prompts`)
+  const trace = a.format === 'trace'
+  if (a.upload)
+    throw new UsageError(
+      trace
+        ? '--upload is not available: Caduceus sends no session to Hugging Face; write the trace to a file (--format trace OUTPUT) and upload that yourself.'
+        : '--upload and --public go with --format trace, and Caduceus does not upload.'
+    )
+  if (a.only !== undefined && (trace || a.format === 'html'))
+    throw new CaduceusError('refused', '--only user-prompts supports --format jsonl or md.')
   // md/qmd: upstream's files in a directory (export-md.ts); with --only, the prompts as one Markdown text
   const md = (a.format === 'md' || a.format === 'qmd') && a.only === undefined ? a.format : null
-  const format = md ? 'markdown' : exportFormat(a.format)
+  const format = md || trace ? 'markdown' : exportFormat(a.format)
   if (md && output === '-')
     throw new CaduceusError(
       'refused',
@@ -59,6 +72,12 @@ export async function exportCli(host: Host, profile: string, output: string | un
     }
     ids = rows.map((r) => r.id)
   } else if (dryRun && !md) throw new CaduceusError('invalid_input', '--dry-run requires at least one filter.')
+  if (trace)
+    return await exportTrace(
+      host,
+      { profile, output, sessionId, ids: ids ?? null, lineage: a.lineage === true, redact: a.noRedact !== true },
+      write
+    )
   if (md)
     return await exportMd(host, {
       fmt: md,
@@ -96,6 +115,7 @@ export async function exportCli(host: Host, profile: string, output: string | un
   // upstream's words: a prompt count for --only, "1 session" for --session-id, "N sessions" for the rest
   const n = a.only === 'user-prompts' ? tally.prompts : tally.sessions
   if (a.only === 'user-prompts') console.log(`Exported ${n} prompt${n === 1 ? '' : 's'} to ${output}`)
+  else if (format === 'html') console.log(`Exported ${n} session${n === 1 ? '' : 's'} to ${output} (HTML)`)
   else console.log(`Exported ${n} session${sessionId ? '' : 's'} to ${output}`)
   return 0
 }

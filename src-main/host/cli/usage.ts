@@ -15,11 +15,15 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--children] [--json]
                                                            as upstream's list: child sessions only with --children
   caduceus sessions export [OUTPUT|-] [--session-id ID|PREFIX] [prune's filters] [--dry-run] [--only user-prompts]
-                           [--format jsonl|markdown|md|qmd] [--lineage single|logical] [--redact] [--force]
-                           [--delete-after-verified --yes] [--profile P] [--home DIR]
+                           [--format jsonl|markdown|md|qmd|html|trace] [--lineage single|logical] [--redact]
+                           [--no-redact] [--force] [--delete-after-verified --yes] [--profile P] [--home DIR]
                            as hermes sessions export: OUTPUT a file, - or none stdout; no filter: every session;
                            a filter: the ended sessions it matches, archived too, oldest first (--dry-run lists them);
-                           md|qmd: one file per session in OUTPUT (default <profile>/session-exports) + manifest.jsonl
+                           md|qmd: one file per session in OUTPUT (default <profile>/session-exports) + manifest.jsonl;
+                           html: one self-contained page for the whole selection;
+                           trace: Claude Code JSONL for a trace viewer, secrets masked unless --no-redact; the
+                           --session-id session, else the last used, else a filter's (more than one: OUTPUT is a
+                           folder of <id>.trace.jsonl); --upload/--public (Hugging Face) are refused
   caduceus sessions import FILE [--profile P] [--home DIR] [--json]
   caduceus sessions delete ID|PREFIX [--yes|-y] [--json] [--profile P] [--home DIR]
                            an exact id or a unique prefix; asks before deleting unless --yes (--json needs --yes)

@@ -1,13 +1,20 @@
-/** Export text from the store's upstream-shaped records: JSONL (one object per line) or Markdown. Shared by CLI and requests. */
+/**
+ * Export text from the store's upstream-shaped records: JSONL (one object per line), Markdown, or one HTML page for
+ * the whole selection (export-html.ts). Shared by CLI and requests.
+ */
 import { CaduceusError, maskUrlCredentials, type ExportFormat } from '@shared/contract'
 import { jsonLine } from '@shared/contract/py-text'
 import type { SessionStore } from '../../store'
 import { toMarkdown } from '../../store'
 import { redactForExport, type SecretMask } from '../../secrets'
 import { promptsMarkdown, userPrompts } from './export-prompts'
+import { exportHtml } from './export-html'
+
+/** What exportChunks writes: the contract's formats, and a page (`html`) for one session or a selection. */
+export type ChunkFormat = ExportFormat | 'html'
 
 export interface ExportOptions {
-  format: ExportFormat
+  format: ChunkFormat
   onlyUserPrompts?: boolean
   lineage?: boolean
   sessionId?: string
@@ -52,20 +59,28 @@ function withoutUrlPassword<T extends Record<string, unknown>>(r: T): T {
   return out as T
 }
 
-/** Normalizes `--format` (`md` accepted); anything else is an error naming the two formats. */
-export function exportFormat(v: string | undefined): ExportFormat {
+/** Normalizes `--format` (`md` accepted); anything else is an error naming the formats. */
+export function exportFormat(v: string | undefined): ChunkFormat {
   if (v === undefined || v === 'jsonl') return 'jsonl'
   if (v === 'markdown' || v === 'md') return 'markdown'
-  throw new CaduceusError('invalid_input', `unknown export format '${v}': use jsonl, markdown, md or qmd`, 'format')
+  if (v === 'html') return 'html'
+  throw new CaduceusError(
+    'invalid_input',
+    `unknown export format '${v}': use jsonl, markdown, md, qmd, html or trace`,
+    'format'
+  )
 }
 
 /**
  * Export chunks, one per session (or per user prompt with onlyUserPrompts + jsonl); the user prompts as Markdown
- * (upstream's `--only user-prompts --format md`) are one text, its heading depending on how many sessions there are.
+ * (upstream's `--only user-prompts --format md`) are one text, its heading depending on how many sessions there are,
+ * and an HTML export is one page for every session selected.
  */
 export function* exportChunks(store: SessionStore, o: ExportOptions): Generator<string> {
   if (o.sessionId && !store.getSession(o.sessionId))
     throw new CaduceusError('not_found', `No session '${o.sessionId}' in profile '${store.profile}'`, 'sessionId')
+  if (o.format === 'html' && o.onlyUserPrompts)
+    throw new CaduceusError('invalid_input', 'user prompts export as jsonl or markdown, not html', 'format')
   const tally = o.tally ?? { sessions: 0, prompts: 0 }
   const held: Array<Record<string, unknown> & { id: string; messages: Array<Record<string, unknown>> }> = []
   for (const raw of store.exportSessions({ sessionId: o.sessionId, ids: o.ids, lineage: o.lineage })) {
@@ -73,14 +88,17 @@ export function* exportChunks(store: SessionStore, o: ExportOptions): Generator<
     const prompts = o.onlyUserPrompts ? userPrompts(rec) : []
     tally.sessions++
     tally.prompts += prompts.length
-    if (o.format === 'markdown' && o.onlyUserPrompts) held.push(rec)
+    if (o.format === 'html' || (o.format === 'markdown' && o.onlyUserPrompts)) held.push(rec)
     else if (o.format === 'markdown') yield toMarkdown(rec) + '\n'
     else if (o.onlyUserPrompts) for (const p of prompts) yield jsonLine(p) + '\n'
     else yield jsonLine(rec) + '\n'
   }
   if (o.format === 'markdown' && o.onlyUserPrompts) yield promptsMarkdown(held)
+  if (o.format === 'html') yield exportHtml(held)
 }
 
-export const exportMime = (f: ExportFormat) => (f === 'markdown' ? 'text/markdown' : 'application/x-ndjson')
+const MIME = { jsonl: 'application/x-ndjson', markdown: 'text/markdown', html: 'text/html' } as const
+const EXTENSION = { jsonl: 'jsonl', markdown: 'md', html: 'html' } as const
+export const exportMime = (f: ChunkFormat) => MIME[f]
 export const exportFilename = (profile: string, o: ExportOptions) =>
-  `caduceus-${profile}${o.sessionId ? `-${o.sessionId.replace(/[^A-Za-z0-9_.-]/g, '_')}` : ''}${o.onlyUserPrompts ? '-prompts' : ''}.${o.format === 'markdown' ? 'md' : 'jsonl'}`
+  `caduceus-${profile}${o.sessionId ? `-${o.sessionId.replace(/[^A-Za-z0-9_.-]/g, '_')}` : ''}${o.onlyUserPrompts ? '-prompts' : ''}.${EXTENSION[o.format]}`
