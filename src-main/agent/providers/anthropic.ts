@@ -276,5 +276,7 @@ function mapStop(reason: string): string {
       ? 'tool_calls'
       : reason === 'max_tokens'
         ? 'length'
-        : reason
+        : reason === 'refusal'
+          ? 'content_filter'
+          : reason
 }
