@@ -54,9 +54,9 @@ describe("a provider's safety refusal", () => {
           tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'terminal', arguments: '{}' } }]
         }) +
         `${chunk({}, 'content_filter')}data: [DONE]\n\n`,
-      'its explanation: Not that.'
+      'Its explanation: Not that.'
     ],
-    ['Anthropic refusal, empty', true, antRefusal(''), 'it gave no explanation']
+    ['Anthropic refusal, empty', true, antRefusal(''), 'It gave no explanation.']
   ])(
     '%s: the turn fails saying so, asked once, nothing run or stored as a reply',
     async (_name, anthropic, body, why) => {

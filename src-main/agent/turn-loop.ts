@@ -231,7 +231,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
     if (response.finishReason === 'content_filter') {
       const why = response.text.trim() || response.reasoning?.trim()
       throw new Error(
-        `The model declined to respond (a safety refusal, finish_reason "content_filter"): ${why ? `its explanation: ${why}` : 'it gave no explanation'}. Rephrasing the request or using another model may help.`
+        `The model declined to respond (a safety refusal, finish_reason "content_filter"); rephrasing the request or using another model may help. ${why ? `Its explanation: ${why}` : 'It gave no explanation.'}`
       )
     }
     // A call whose arguments are JSON cut off before their end under another finish reason ("tool_calls", "stop"): a
