@@ -209,6 +209,10 @@ describe('a provider stream cut off mid-reply', () => {
     expect(terminal.calls).toEqual([])
     expect(provider.hits).toBe(3)
     expect(result.status).toBe('error')
+    // what broke and how often, not Node's bare "terminated"
+    expect(result.error).toBe(
+      'provider call failed: the connection closed before the reply ended (terminated: other side closed) (the stream broke off in the middle of a tool call 3 times in a row; it was not run)'
+    )
     expect(result.partial).toBeUndefined()
     expect(kit.messages('S1').map((r) => r.role)).toEqual(['user'])
   })

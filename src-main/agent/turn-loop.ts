@@ -221,6 +221,13 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         const partial = assistantMessage({ text: err.partialText, reasoning: err.partialReasoning, toolCalls: [] })
         await host.save(partial, ctx, { finishReason: 'error' })
       }
+      // Cut inside its tool calls every time, with no text to keep: the error says so and how often it was asked.
+      if (cut && n)
+        throw new ProviderError(
+          err.cause.kind,
+          `${err.cause.message} (the stream broke off in the middle of ${n === 1 ? 'a tool call' : `${n} tool calls`} ${STREAM_RETRIES + 1} times in a row; ${n === 1 ? 'it was' : 'they were'} not run)`,
+          err.cause.status
+        )
       throw err.cause
     }
     host.apiCallCount++
