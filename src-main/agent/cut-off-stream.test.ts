@@ -217,6 +217,27 @@ describe('a provider stream cut off mid-reply', () => {
     expect(kit.messages('S1').map((r) => r.role)).toEqual(['user'])
   })
 
+  it('Anthropic, a tool_use whose input is whole but not JSON is not taken for a cut one: the parse error answers it', async () => {
+    const badTool =
+      antStart +
+      ant('content_block_start', {
+        index: 0,
+        content_block: { type: 'tool_use', id: 'toolu_1', name: 'terminal', input: {} }
+      }) +
+      ant('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"command": ls}' } }) +
+      ant('content_block_stop', { index: 0 }) +
+      ant('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 3 } }) +
+      ant('message_stop', {})
+    const { agent, terminal } = await setUp('anthropic_messages', [badTool, antDone('Fixed.')])
+    const result = await agent.runTurn('list')
+    expect(result.status).toBe('completed')
+    expect(terminal.calls).toEqual([])
+    const saved = kit.messages('S1')
+    expect(JSON.parse(saved[1]!.tool_calls!)[0].function.arguments).toBe('{"command": ls}')
+    expect(saved[2]!.content).toMatch(/^\{"error":"Invalid arguments for 'terminal': /)
+    expect(saved[2]!.content).not.toMatch(/stream ended/)
+  })
+
   it('Anthropic, a whole reply with no content that ended its turn (end_turn) is a reply: not asked again', async () => {
     const { agent } = await setUp('anthropic_messages', [antEmpty('end_turn')])
     const result = await agent.runTurn('go')
