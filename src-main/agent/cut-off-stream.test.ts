@@ -449,3 +449,36 @@ describe('a body that ends normally without the end-of-reply marker is complete 
     ])
   })
 })
+
+// A safety refusal (OpenAI's finish_reason "content_filter", Anthropic's stop_reason "refusal") ends the turn failed
+// with an error that says the model declined, and its explanation when it gave one: asked once, the user's message kept
+// and no reply row, no tool run, as upstream's loop ends such a turn. Before, an empty refusal was an empty answer
+// reported as a success (`run -z` printed nothing and exited 0).
+describe("a provider's safety refusal", () => {
+  it('OpenAI content_filter with text and a tool call: the turn fails saying so; nothing run or stored as a reply', async () => {
+    const { agent, terminal } = await setUp('chat_completions', [
+      chunk({ content: 'Not that.' }) +
+        chunk({
+          tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'terminal', arguments: '{}' } }]
+        }) +
+        `${chunk({}, 'content_filter')}data: [DONE]\n\n`
+    ])
+    const result = await agent.runTurn('tell me')
+    expect(result.status).toBe('error')
+    expect(result.error).toBe(
+      'The model declined to respond (a safety refusal, finish_reason "content_filter"); rephrasing the request or using another model may help. Its explanation: Not that.'
+    )
+    expect(provider.hits).toBe(1)
+    expect(terminal.calls).toEqual([])
+    expect(rows()).toEqual([['user', 'tell me', null]])
+  })
+
+  it('Anthropic refusal with no content: the same failed turn, not an empty answer', async () => {
+    const { agent } = await setUp('anthropic_messages', [antEmpty('refusal')])
+    const result = await agent.runTurn('tell me')
+    expect(result.status).toBe('error')
+    expect(result.error).toMatch(/^The model declined to respond \(a safety refusal.* It gave no explanation\.$/)
+    expect(provider.hits).toBe(1)
+    expect(rows()).toEqual([['user', 'tell me', null]])
+  })
+})
