@@ -43,7 +43,11 @@ async function cli(dir: string, ...args: string[]): Promise<{ code: number; stdo
 const source = (dir: string, id: string) => {
   const db = new Database(join(dir, 'state.db'), { readonly: true })
   try {
-    return (db.prepare('SELECT source FROM sessions WHERE id = ?').get(id) as { source: string } | undefined)?.source
+    const row = db.prepare('SELECT source, session_key FROM sessions WHERE id = ?').get(id) as
+      { source: string; session_key: string | null } | undefined
+    // A stateless channel's row has no routing key, as upstream's cli and cron rows: its `hermes status` counts every
+    // live keyed row as a gateway conversation.
+    return row && row.session_key === null ? row.source : `${row?.source} (session_key ${row?.session_key})`
   } finally {
     db.close()
   }

@@ -32,6 +32,8 @@ export class Agent implements LoopHost {
   readonly memory: AgentMemory | null
   readonly log: Logger | null
   readonly gatewaySessionKey: string
+  /** The `session_key` its session rows record (types.ts storeSessionKey): the key, or null. */
+  readonly rowSessionKey: string | null
   readonly defaultSource: string
   readonly platform: string
   readonly compressionConfig: ReturnType<typeof resolveCompression>
@@ -84,6 +86,7 @@ export class Agent implements LoopHost {
     this.memory = opts.memory ?? null
     this.log = opts.log ?? null
     this.gatewaySessionKey = opts.gatewaySessionKey ?? ''
+    this.rowSessionKey = opts.storeSessionKey === false ? null : this.gatewaySessionKey || null
     this.defaultSource = opts.source ?? 'desktop'
     this.platform = opts.platform ?? 'desktop'
     this.maxIterations =
@@ -224,7 +227,7 @@ export class Agent implements LoopHost {
         await this.store.createSession(this.sessionId, this.defaultSource, {
           model: this.runtime.model,
           profileName: this.profile,
-          sessionKey: this.gatewaySessionKey || null,
+          sessionKey: this.rowSessionKey,
           systemPrompt: this.baseSystemPrompt || null
         })
       }

@@ -30,7 +30,7 @@ export interface CompressionHost {
   readonly runtime: RuntimeConfig
   readonly log: Logger | null
   readonly profile: string
-  readonly gatewaySessionKey: string
+  readonly rowSessionKey: string | null
   readonly defaultSource: string
   getClient(): ProviderClient
   /** The system prompt the agent sends (stored on the continuation as upstream stores its rebuilt prompt). */
@@ -217,7 +217,7 @@ async function rotate(
     source: host.defaultSource,
     session: {
       model: host.runtime.model,
-      sessionKey: parent?.sessionKey ?? (host.gatewaySessionKey || null),
+      sessionKey: parent?.sessionKey ?? host.rowSessionKey,
       userId: parent?.userId ?? null,
       chatId: parent?.chatId ?? null,
       chatType: parent?.chatType ?? null,

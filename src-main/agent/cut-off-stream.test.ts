@@ -209,8 +209,33 @@ describe('a provider stream cut off mid-reply', () => {
     expect(terminal.calls).toEqual([])
     expect(provider.hits).toBe(3)
     expect(result.status).toBe('error')
+    // what broke and how often, not Node's bare "terminated"
+    expect(result.error).toBe(
+      'provider call failed: the connection closed before the reply ended (terminated: other side closed) (the stream broke off in the middle of a tool call 3 times in a row; it was not run)'
+    )
     expect(result.partial).toBeUndefined()
     expect(kit.messages('S1').map((r) => r.role)).toEqual(['user'])
+  })
+
+  it('Anthropic, a tool_use whose input is whole but not JSON is not taken for a cut one: the parse error answers it', async () => {
+    const badTool =
+      antStart +
+      ant('content_block_start', {
+        index: 0,
+        content_block: { type: 'tool_use', id: 'toolu_1', name: 'terminal', input: {} }
+      }) +
+      ant('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"command": ls}' } }) +
+      ant('content_block_stop', { index: 0 }) +
+      ant('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 3 } }) +
+      ant('message_stop', {})
+    const { agent, terminal } = await setUp('anthropic_messages', [badTool, antDone('Fixed.')])
+    const result = await agent.runTurn('list')
+    expect(result.status).toBe('completed')
+    expect(terminal.calls).toEqual([])
+    const saved = kit.messages('S1')
+    expect(JSON.parse(saved[1]!.tool_calls!)[0].function.arguments).toBe('{"command": ls}')
+    expect(saved[2]!.content).toMatch(/^\{"error":"Invalid arguments for 'terminal': /)
+    expect(saved[2]!.content).not.toMatch(/stream ended/)
   })
 
   it('Anthropic, a whole reply with no content that ended its turn (end_turn) is a reply: not asked again', async () => {
@@ -422,5 +447,38 @@ describe('a body that ends normally without the end-of-reply marker is complete 
       ['user', 'what is it?', null],
       ['assistant', 'The answer is', 'stop']
     ])
+  })
+})
+
+// A safety refusal (OpenAI's finish_reason "content_filter", Anthropic's stop_reason "refusal") ends the turn failed
+// with an error that says the model declined, and its explanation when it gave one: asked once, the user's message kept
+// and no reply row, no tool run, as upstream's loop ends such a turn. Before, an empty refusal was an empty answer
+// reported as a success (`run -z` printed nothing and exited 0).
+describe("a provider's safety refusal", () => {
+  it('OpenAI content_filter with text and a tool call: the turn fails saying so; nothing run or stored as a reply', async () => {
+    const { agent, terminal } = await setUp('chat_completions', [
+      chunk({ content: 'Not that.' }) +
+        chunk({
+          tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'terminal', arguments: '{}' } }]
+        }) +
+        `${chunk({}, 'content_filter')}data: [DONE]\n\n`
+    ])
+    const result = await agent.runTurn('tell me')
+    expect(result.status).toBe('error')
+    expect(result.error).toBe(
+      'The model declined to respond (a safety refusal, finish_reason "content_filter"); rephrasing the request or using another model may help. Its explanation: Not that.'
+    )
+    expect(provider.hits).toBe(1)
+    expect(terminal.calls).toEqual([])
+    expect(rows()).toEqual([['user', 'tell me', null]])
+  })
+
+  it('Anthropic refusal with no content: the same failed turn, not an empty answer', async () => {
+    const { agent } = await setUp('anthropic_messages', [antEmpty('refusal')])
+    const result = await agent.runTurn('tell me')
+    expect(result.status).toBe('error')
+    expect(result.error).toMatch(/^The model declined to respond \(a safety refusal.* It gave no explanation\.$/)
+    expect(provider.hits).toBe(1)
+    expect(rows()).toEqual([['user', 'tell me', null]])
   })
 })

@@ -221,9 +221,26 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         const partial = assistantMessage({ text: err.partialText, reasoning: err.partialReasoning, toolCalls: [] })
         await host.save(partial, ctx, { finishReason: 'error' })
       }
+      // Cut inside its tool calls every time, with no text to keep: the error says so and how often it was asked.
+      if (cut && n)
+        throw new ProviderError(
+          err.cause.kind,
+          `${err.cause.message} (the stream broke off in the middle of ${n === 1 ? 'a tool call' : `${n} tool calls`} ${STREAM_RETRIES + 1} times in a row; ${n === 1 ? 'it was' : 'they were'} not run)`,
+          err.cause.status
+        )
       throw err.cause
     }
     host.apiCallCount++
+    // A safety refusal (OpenAI's finish_reason "content_filter"; Anthropic's stop_reason "refusal" maps onto it): the
+    // same request would be refused again, so the turn ends here, failed, with the model's explanation when it gave
+    // one, its reply not stored and its tool calls not run, as upstream ends such a turn. Without this an empty
+    // refusal was an empty answer reported as a success.
+    if (response.finishReason === 'content_filter') {
+      const why = response.text.trim() || response.reasoning?.trim()
+      throw new Error(
+        `The model declined to respond (a safety refusal, finish_reason "content_filter"); rephrasing the request or using another model may help. ${why ? `Its explanation: ${why}` : 'It gave no explanation.'}`
+      )
+    }
     // A call whose arguments are JSON cut off before their end under another finish reason ("tool_calls", "stop"): a
     // router that reports the output cap's cut as a normal end (upstream takes it as the cap's cut too).
     const hiddenCut = response.finishReason !== 'length' && response.toolCalls.some(cutArguments)

@@ -795,4 +795,37 @@ print(json.dumps({'human': human, 'every': every, 'calls': s['api_call_count']})
     expect(added(out.every)).toEqual([conversation, porto, orphan].sort())
     expect(out.calls).toBe(7)
   })
+
+  it('sent to the Responses API (a Responses connection), a task is recorded on its conversation the same way', async () => {
+    const q = 'Which museums open on Mondays?'
+    const { data: first, response: opened } = await client.responses
+      .create({ model: 'hermes-agent', input: q, instructions: 'You are helpful.' })
+      .withResponse()
+    const sid = opened.headers.get('x-hermes-session-id')!
+    const before = new Set(stored())
+    const history = [
+      { role: 'user', content: q },
+      { role: 'assistant', content: first.output_text }
+    ]
+    const asItems = (text: string): OpenAI.Responses.ResponseInput => [
+      { role: 'user', content: [{ type: 'input_text', text }] }
+    ]
+    for (const [kind, input] of [
+      ['title', taskPrompt('title', history, 2)],
+      ['followUps', asItems(taskPrompt('followUps', history, 6))]
+    ] as Array<[string, string | OpenAI.Responses.ResponseInput]>) {
+      const { data, response } = await client.responses.create({ model: 'hermes-agent', input }).withResponse()
+      expect(data.output_text, kind).toMatch(/^\{ "title": "Task answer \d+" \}$/)
+      expect(response.headers.get('x-hermes-session-id'), kind).toBe(sid)
+    }
+    // no session of its own, and the conversation's turns are its two messages alone
+    expect(stored().filter((id) => !before.has(id))).toEqual([])
+    expect(row(sid)).toMatchObject({ source: 'api_server', hidden: 0, api_call_count: 3 })
+    const routes = db()
+      .prepare<[string], { task: string }>('SELECT task FROM session_model_usage WHERE session_id = ? ORDER BY task')
+      .all(sid)
+    expect(routes.map((r) => r.task)).toEqual(['', 'follow_up_generation', 'title_generation'])
+    const count = db().prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?')
+    expect(count.get(sid)!.n).toBe(2)
+  })
 })

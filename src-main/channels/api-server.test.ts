@@ -23,8 +23,8 @@ const APP_ORIGIN = 'http://app.example'
 const sessionRow = (id: string) => {
   const db = new Database(join(root, 'state.db'), { readonly: true })
   try {
-    return db.prepare('SELECT id, source, message_count FROM sessions WHERE id = ?').get(id) as
-      { id: string; source: string; message_count: number } | undefined
+    return db.prepare('SELECT id, source, message_count, session_key FROM sessions WHERE id = ?').get(id) as
+      { id: string; source: string; message_count: number; session_key: string | null } | undefined
   } finally {
     db.close()
   }
@@ -84,6 +84,8 @@ describe('API server through the openai SDK', () => {
     expect(data.usage!.total_tokens).toBeGreaterThan(0)
     const sid = response.headers.get('x-hermes-session-id')!
     expect(sessionRow(sid)?.source).toBe('api_server')
+    // no routing key, as upstream's api_server rows: its `hermes status` counts every live keyed row as a gateway chat
+    expect(sessionRow(sid)?.session_key).toBeNull()
   })
 
   it('streams several chunks and a final usage chunk', async () => {

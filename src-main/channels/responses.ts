@@ -20,6 +20,7 @@ import type { ChannelTurnResult, TurnHandle } from './gateway-face'
 import { HttpError, openSse, sendJson, warningsHeader } from './http'
 import { carriedInstructions, ResponseStore } from './response-store'
 import { ResponseTools } from './response-tools'
+import { taskRequest } from './task-request'
 import { errorMessage } from '@shared/contract/errors'
 
 // Input items as upstream takes them: a bare string is a user message, an item without a role is the user's. Items
@@ -108,6 +109,10 @@ export async function createResponse(
   // `instructions` first, then any system/developer input items (Responses API order).
   const instructions = joinInstructions([callerInstructions, conv.instructions])
   const idSystem = [callerInstructions, conv.idSystem].filter((x): x is string => Boolean(x)).join('\n') || null
+  // A chat UI's title, tags, follow-ups… request sent here (Open WebUI's Responses connections send them as they send
+  // turns): answered the same and recorded on the conversation it quotes, as on chat completions (task-request.ts).
+  // A chained request or one given its history is a conversation's own turn.
+  const task = prev || given.length || conv.continued || conv.parts ? null : taskRequest(conv.history, conv.text)
   const id = newId('resp_')
   const itemId = newId('msg_')
   const createdAt = Math.floor(Date.now() / 1000)
@@ -163,6 +168,7 @@ export async function createResponse(
       sessionId,
       model: body.model,
       ...(memoryKey ? { memoryKey } : {}),
+      ...(task ? { task } : {}),
       ...extra
     })
   const keep = (response: Record<string, unknown>, r: ChannelTurnResult) => {

@@ -775,7 +775,12 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         unowned = { agent, owner }
         // Only once an agent exists: a failed start leaves no empty session behind.
         if (isNew)
-          await store.createSession?.(sid, channel.source, { model: own.model, profileName: profile, sessionKey: key })
+          await store.createSession?.(sid, channel.source, {
+            model: own.model,
+            profileName: profile,
+            // A stateless channel has no route back to its caller: no routing key on its row, as upstream's
+            sessionKey: channel.capability.supportsAsyncDelivery ? key : null
+          })
         // The guard's baseline: read just after our own write, when another program may be committing too.
         const row = await readRetrying(() => readRow(store, sid))
         this.cache.insert(key, agent, signature, {

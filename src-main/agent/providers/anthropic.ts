@@ -7,6 +7,7 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import { isDirectAnthropic, thinkingParam, toAnthropicMessages, toAnthropicTools } from './anthropic-convert'
 import { CallWatch, resolveCallLimits } from './call-limits'
+import { cutOffJson } from '../json-prefix'
 import { toProviderError } from './errors'
 import { ArgsBuffer } from './tool-call-assembler'
 import { splitUrlCredentials } from './url-auth'
@@ -19,8 +20,7 @@ import {
   type ProviderClient,
   type RuntimeConfig,
   type StreamEvent,
-  type ThinkingBlock,
-  wholeArguments
+  type ThinkingBlock
 } from './types'
 import type { ToolCallRequest } from '../tools/registry'
 
@@ -218,7 +218,9 @@ async function* streamMessages(
         ...args,
         arguments: args.arguments || '{}'
       }
-      toolCalls.push(call.cutFrom === undefined && !wholeArguments(call.arguments) ? incompleteCall(call) : call)
+      // Only JSON that lacks its end was cut off; input written wrong is kept as it came, and the tool runner answers
+      // it with the parse error (as it answers such OpenAI-style arguments).
+      toolCalls.push(call.cutFrom === undefined && cutOffJson(call.arguments) ? incompleteCall(call) : call)
     }
     if (b.kind === 'thinking') thinkingBlocks.push({ type: 'thinking', thinking: b.thinking, signature: b.signature })
     if (b.kind === 'redacted_thinking') thinkingBlocks.push({ type: 'redacted_thinking', data: b.data })
@@ -239,7 +241,7 @@ async function* streamMessages(
 }
 
 /**
- * A tool_use whose streamed input is not whole JSON: the body ended (with message_stop or without) before the input
+ * A tool_use whose streamed input is JSON without its end: the body ended (with message_stop or without) before the input
  * did. Upstream runs such a call with what its SDK's partial parse makes of the input (`{}`, or the fields before the
  * cut, a number cut short included); this one is never run. It is kept as the model's call, its arguments a marker,
  * and the tool runner answers it with a result saying they were cut off, so the model can make it again whole.
@@ -276,5 +278,7 @@ function mapStop(reason: string): string {
       ? 'tool_calls'
       : reason === 'max_tokens'
         ? 'length'
-        : reason
+        : reason === 'refusal'
+          ? 'content_filter'
+          : reason
 }

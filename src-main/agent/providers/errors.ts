@@ -29,6 +29,12 @@ export function toProviderError(err: unknown, signal?: AbortSignal): ProviderErr
     return new ProviderError('network', `could not reach provider: ${message}`)
   if (err instanceof SyntaxError || /malformed|JSON/i.test(message))
     return new ProviderError('malformed', `malformed provider reply: ${message}`)
+  // Node's fetch says only "terminated" when the other side closes the connection mid-body; its cause says how.
+  if (message === 'terminated') {
+    const cause = (err as { cause?: { message?: unknown } }).cause?.message
+    const how = typeof cause === 'string' && cause ? `terminated: ${cause}` : 'terminated'
+    return new ProviderError('network', `provider call failed: the connection closed before the reply ended (${how})`)
+  }
   return new ProviderError('network', `provider call failed: ${message}`)
 }
 
