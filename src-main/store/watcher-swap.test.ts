@@ -95,6 +95,30 @@ describe('a state.db replaced, deleted or created under a live store', () => {
     expect(deletedOpen()).toEqual([])
   })
 
+  it("a restore that leaves the old -wal/-shm (upstream's snapshot restore): the restored file is read, not the old WAL over it, as soon as nothing holds the old file", async () => {
+    const { path, store, backup } = await homeWithBackup()
+    const files: string[] = []
+    open.push(new SessionWatcher(store, () => {}, { onFile: (c) => files.push(c) }).start())
+    // another reader mid-transaction on the old file, past the 2 s a restore gets to remove the old -wal/-shm: the
+    // old WAL (sessions a and b, not yet in the old file) cannot be emptied while it reads
+    const reader = new Database(path, { readonly: true })
+    open.push(reader)
+    reader.exec('BEGIN')
+    reader.prepare('SELECT count(*) FROM sessions').get()
+    await restoreBackup(backup, path, true)
+    await new Promise((r) => setTimeout(r, 2300))
+    expect(files).toEqual([])
+    reader.exec('COMMIT')
+    const ended = Date.now()
+    await waitFor(() => files.length > 0, 6000)
+    expect(Date.now() - ended).toBeLessThan(1500) // its end brings no file event: not the 15 s fallback tick
+    expect(files).toEqual(['replaced'])
+    expect(ids(store)).toEqual(['a', 'c'])
+    expect(store.getSession('a')!.title).toBe('from the backup')
+    await store.setTitle('c', 'renamed after the restore')
+    expect(readFresh(path)).toEqual({ a: 'from the backup', c: 'renamed after the restore' })
+  })
+
   it('a write that comes before any check goes to the restored file, not the unlinked one', async () => {
     const { path, store, backup } = await homeWithBackup()
     await restoreBackup(backup, path)
