@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import type { MessagePage, SessionPage } from '@shared/contract'
 import { test, expect } from '../fixtures/host'
 import { api, appendExternally, rewindExternally } from '../fixtures/external'
@@ -117,6 +118,19 @@ test('another process appending updates the row and the open transcript without 
   await expect(row.getByTestId('session-msgs')).toHaveText(String(target.messageCount))
   appendExternally(dbPath, target.id, 'external note from another process')
   await expect(row.getByTestId('session-msgs')).toHaveText(String(target.messageCount + 1))
+  // a session another process starts is counted in the rail at once: its profile's count and All's
+  const count = (p: string) => shell.profile(p).locator('.rail-count')
+  const [research, all] = [Number(await count('research').innerText()), Number(await count('all').innerText())]
+  const db = new Database(dbPath)
+  try {
+    db.prepare("INSERT INTO sessions (id, source, started_at) VALUES ('e2e-started-elsewhere', 'cli', ?)").run(
+      Date.now() / 1000
+    )
+  } finally {
+    db.close()
+  }
+  await expect(count('research')).toHaveText(String(research + 1))
+  await expect(count('all')).toHaveText(String(all + 1))
 
   await sessions.openSession(target.id)
   const marker = `second external write ${Date.now()}`

@@ -1,5 +1,5 @@
 import type { CaduceusApi } from '@shared/contract'
-import { loadApp, refreshProfiles } from './app'
+import { loadApp, recountProfiles, refreshProfiles } from './app'
 import { applyCostsSessionsChanged } from './costs'
 import { applyMemoryActivity, applyMemoryFilesChanged } from './memory'
 import {
@@ -34,6 +34,7 @@ export function wireBridge(api: CaduceusApi): () => void {
       void applySubagentsSessionsChanged(e)
       void applyTranscriptSessionsChanged(e)
       void applyCostsSessionsChanged(e)
+      recountProfiles()
     }),
     api.on('turn.queued', applyTurnQueued),
     api.on('turn.started', applyTurnStarted),
