@@ -113,7 +113,7 @@ function emptyOldWal(old: Database.Database): boolean {
     const [r] = old.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>
     return r !== undefined && r.busy === 0 && r.log >= 0 && r.checkpointed === r.log
   } catch {
-    return false
+    return false // a lock or an I/O error on the old file: the caller waits as for any busy moment
   } finally {
     try {
       old.pragma(`busy_timeout = ${before}`)
