@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test, expect } from '../fixtures/host'
 import { AppShell } from '../page-models/app-shell'
@@ -97,6 +97,14 @@ test('Remove asks first; Cancel keeps the job, confirming removes it from jobs.j
   const after = onDisk()
   expect(after.jobs.map((j) => j.id)).toEqual([keepId])
   expect(after.jobs[0]).toEqual(JSON.parse(before).jobs.find((j: { id: string }) => j.id === keepId))
+
+  // another process (upstream's cron CLI: a temp file renamed over jobs.json) renames and pauses the job: the page
+  // follows without a reload
+  Object.assign(after.jobs[0]!, { name: 'Queue watch, paused elsewhere', enabled: false, state: 'paused' })
+  writeFileSync(`${jobsPath}.tmp`, JSON.stringify(after, null, 2))
+  renameSync(`${jobsPath}.tmp`, jobsPath)
+  await expect(cron.job('Queue watch, paused elsewhere')).toContainText(/paused/i)
+  await expect(cron.jobs).toHaveCount(1)
 })
 
 // A one-shot upstream ran to the end (`state: completed`, disabled; test/fixtures/upstream/cron-edges). The page

@@ -18,6 +18,7 @@ import {
 } from './transcript-live'
 import { applyTurnDelta, applyTurnFinished, applyTurnQueued, applyTurnStarted, syncTurns } from './turns'
 import { applyGatewayChanged } from './gateway'
+import { applyCronChanged } from './cron'
 import { queryClient } from './server'
 import { applyFollowUpDelta } from './follow-up-stream'
 import { applyPricesChanged } from './prices'
@@ -56,6 +57,7 @@ export function wireBridge(api: CaduceusApi): () => void {
       applyProfileNoticesChanged(e.profile)
     }),
     api.on('gateway.changed', () => void applyGatewayChanged()),
+    api.on('cron.changed', (e) => void applyCronChanged(e)),
     api.on('profiles.changed', () => void refreshProfiles()),
     api.on('prices.changed', () => void applyPricesChanged()),
     api.on('subagents.followUpDelta', applyFollowUpDelta)
