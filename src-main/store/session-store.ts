@@ -185,6 +185,8 @@ export class SessionStore {
   /** The -wal/-shm identities last seen beside the open file, and since when old ones sit beside a new file. */
   private sidecars: Array<string | undefined> = []
   private staleSince: number | null = null
+  /** Whether the replaced file's WAL was emptied into it (while its -wal/-shm sit beside the new file). */
+  private oldWalEmptied = false
   /** The running write's handle (nested writes reuse it); null outside `write()`. */
   private tx: WriteTx | null = null
 
@@ -374,23 +376,28 @@ export class SessionStore {
     if (id === h.fileId) {
       this.sidecars = sidecars
       this.staleSince = null
+      this.oldWalEmptied = false
       return 'same'
     }
     const change: FileChange = id === null ? 'deleted' : h.pending ? 'appeared' : 'replaced'
     if (change === 'replaced' && sidecars.some((s, i) => s !== undefined && s === this.sidecars[i])) {
       // The old file's -wal/-shm are still beside the new one: opening now would read the old file's WAL over the
-      // new file, and a close could checkpoint it into it. A restore that renames first and then removes them gets
-      // STALE_SIDECARS_MS to finish; past that they stay (upstream's snapshot restore leaves them, and this store's
-      // own connections keep them), so the old WAL's frames go into the old file first and the log is emptied. While
-      // another connection's transaction on the old file prevents that, this waits on — as a busy moment, so a write
-      // is retried off the loop — up to STALE_SIDECARS_GIVE_UP_MS.
+      // new file, and a close could checkpoint it into it. So the old WAL's frames go into the old file and the log is
+      // emptied at once, before anyone writes to the new file through those same -wal/-shm (upstream's snapshot
+      // restore leaves them there, and a process that reopens writes its frames into them: emptied later, those would
+      // go to the old file and be lost). A restore that renames first and then removes them gets STALE_SIDECARS_MS to
+      // finish — as a busy moment, so a write is retried off the loop; past that they stay, and the new file opens
+      // beside the emptied log. While another connection's transaction on the old file keeps the log from being
+      // emptied, this waits on, up to STALE_SIDECARS_GIVE_UP_MS.
       this.staleSince ??= Date.now()
+      this.oldWalEmptied ||= emptyOldWal(h.sqlite)
       const waited = Date.now() - this.staleSince
-      if (waited < STALE_SIDECARS_MS || (!emptyOldWal(h.sqlite) && waited < STALE_SIDECARS_GIVE_UP_MS))
+      if (waited < STALE_SIDECARS_MS || (!this.oldWalEmptied && waited < STALE_SIDECARS_GIVE_UP_MS))
         throw Object.assign(new Error(`${this.path} was replaced; waiting for its old -wal/-shm to go`), {
           code: 'SQLITE_BUSY_SWAP'
         })
     }
+    this.oldWalEmptied = false
     this.staleSince = null
     const old = h.sqlite
     // openStateDb reads the path again: a second swap since the stat above just shows up as the next change.
