@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { MessagePage, SessionPage } from '@shared/contract'
@@ -137,4 +138,19 @@ test('another process appending updates the row and the open transcript without 
   appendExternally(dbPath, target.id, marker)
   await expect(transcript.messages.filter({ hasText: marker })).toBeVisible()
   expect(page.url()).toContain(target.id)
+
+  // a backup restored over state.db in which that newest message reads differently under the same id (a restored
+  // file reuses the ids of what it rolled back): the open transcript shows the restored file's row
+  const backup = join(host.root, 'research-backup.db')
+  const live = new Database(dbPath)
+  await live.backup(backup)
+  live.close()
+  const edited = new Database(backup)
+  edited
+    .prepare('UPDATE messages SET content = ? WHERE id = (SELECT MAX(id) FROM messages WHERE session_id = ?)')
+    .run('as the backup had it', target.id)
+  edited.close()
+  execFileSync(process.execPath, ['test/fixtures/restore-backup.mjs', backup, dbPath])
+  await expect(transcript.messages.filter({ hasText: 'as the backup had it' })).toBeVisible()
+  await expect(transcript.messages.filter({ hasText: marker })).toHaveCount(0)
 })

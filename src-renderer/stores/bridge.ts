@@ -12,6 +12,7 @@ import {
 import { applyDelegationUpdated, applySubagentsSessionsChanged } from './subagents'
 import {
   applyTranscriptDelegationUpdated,
+  applyTranscriptFileChanged,
   applyTranscriptMessageSaved,
   applyTranscriptSessionsChanged,
   resyncTranscript
@@ -58,7 +59,11 @@ export function wireBridge(api: CaduceusApi): () => void {
     }),
     api.on('gateway.changed', () => void applyGatewayChanged()),
     api.on('cron.changed', (e) => void applyCronChanged(e)),
-    api.on('profiles.changed', () => void refreshProfiles()),
+    api.on('profiles.changed', () => {
+      void refreshProfiles()
+      // also said when a profile's state.db was replaced (a restore) or deleted: rows may differ under the same ids
+      void applyTranscriptFileChanged()
+    }),
     api.on('prices.changed', () => void applyPricesChanged()),
     api.on('subagents.followUpDelta', applyFollowUpDelta)
   ]
