@@ -105,6 +105,19 @@ test('Remove asks first; Cancel keeps the job, confirming removes it from jobs.j
   renameSync(`${jobsPath}.tmp`, jobsPath)
   await expect(cron.job('Queue watch, paused elsewhere')).toContainText(/paused/i)
   await expect(cron.jobs).toHaveCount(1)
+
+  // removed elsewhere while its edit form holds typed edits: the form keeps them, says so, and saves them as a new job
+  await cron.job('Queue watch, paused elsewhere').getByTestId('cron-edit').click()
+  await page.getByTestId('cron-prompt').fill('Keep an eye on the queue, and the dead letters')
+  writeFileSync(`${jobsPath}.tmp`, JSON.stringify({ ...after, jobs: [] }, null, 2))
+  renameSync(`${jobsPath}.tmp`, jobsPath)
+  await expect(cron.jobs).toHaveCount(0)
+  await expect(page.getByTestId('cron-form-gone')).toBeVisible()
+  await expect(page.getByTestId('cron-prompt')).toHaveValue('Keep an eye on the queue, and the dead letters')
+  await page.getByTestId('cron-save').click()
+  await expect(page.getByTestId('cron-form')).toHaveCount(0)
+  await expect(cron.job('Queue watch, paused elsewhere')).toHaveCount(1)
+  expect(onDisk().jobs.map((j) => j.prompt)).toEqual(['Keep an eye on the queue, and the dead letters'])
 })
 
 // A one-shot upstream ran to the end (`state: completed`, disabled; test/fixtures/upstream/cron-edges). The page
