@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test, expect } from '../fixtures/host'
 import { AppShell } from '../page-models/app-shell'
@@ -97,6 +97,27 @@ test('Remove asks first; Cancel keeps the job, confirming removes it from jobs.j
   const after = onDisk()
   expect(after.jobs.map((j) => j.id)).toEqual([keepId])
   expect(after.jobs[0]).toEqual(JSON.parse(before).jobs.find((j: { id: string }) => j.id === keepId))
+
+  // another process (upstream's cron CLI: a temp file renamed over jobs.json) renames and pauses the job: the page
+  // follows without a reload
+  Object.assign(after.jobs[0]!, { name: 'Queue watch, paused elsewhere', enabled: false, state: 'paused' })
+  writeFileSync(`${jobsPath}.tmp`, JSON.stringify(after, null, 2))
+  renameSync(`${jobsPath}.tmp`, jobsPath)
+  await expect(cron.job('Queue watch, paused elsewhere')).toContainText(/paused/i)
+  await expect(cron.jobs).toHaveCount(1)
+
+  // removed elsewhere while its edit form holds typed edits: the form keeps them, says so, and saves them as a new job
+  await cron.job('Queue watch, paused elsewhere').getByTestId('cron-edit').click()
+  await page.getByTestId('cron-prompt').fill('Keep an eye on the queue, and the dead letters')
+  writeFileSync(`${jobsPath}.tmp`, JSON.stringify({ ...after, jobs: [] }, null, 2))
+  renameSync(`${jobsPath}.tmp`, jobsPath)
+  await expect(cron.jobs).toHaveCount(0)
+  await expect(page.getByTestId('cron-form-gone')).toBeVisible()
+  await expect(page.getByTestId('cron-prompt')).toHaveValue('Keep an eye on the queue, and the dead letters')
+  await page.getByTestId('cron-save').click()
+  await expect(page.getByTestId('cron-form')).toHaveCount(0)
+  await expect(cron.job('Queue watch, paused elsewhere')).toHaveCount(1)
+  expect(onDisk().jobs.map((j) => j.prompt)).toEqual(['Keep an eye on the queue, and the dead letters'])
 })
 
 // A one-shot upstream ran to the end (`state: completed`, disabled; test/fixtures/upstream/cron-edges). The page

@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import type { MessagePage, SessionPage } from '@shared/contract'
 import { test, expect } from '../fixtures/host'
 import { api, appendExternally, rewindExternally } from '../fixtures/external'
@@ -117,10 +119,38 @@ test('another process appending updates the row and the open transcript without 
   await expect(row.getByTestId('session-msgs')).toHaveText(String(target.messageCount))
   appendExternally(dbPath, target.id, 'external note from another process')
   await expect(row.getByTestId('session-msgs')).toHaveText(String(target.messageCount + 1))
+  // a session another process starts is counted in the rail at once: its profile's count and All's
+  const count = (p: string) => shell.profile(p).locator('.rail-count')
+  const [research, all] = [Number(await count('research').innerText()), Number(await count('all').innerText())]
+  const db = new Database(dbPath)
+  try {
+    db.prepare("INSERT INTO sessions (id, source, started_at) VALUES ('e2e-started-elsewhere', 'cli', ?)").run(
+      Date.now() / 1000
+    )
+  } finally {
+    db.close()
+  }
+  await expect(count('research')).toHaveText(String(research + 1))
+  await expect(count('all')).toHaveText(String(all + 1))
 
   await sessions.openSession(target.id)
   const marker = `second external write ${Date.now()}`
   appendExternally(dbPath, target.id, marker)
   await expect(transcript.messages.filter({ hasText: marker })).toBeVisible()
   expect(page.url()).toContain(target.id)
+
+  // a backup restored over state.db in which that newest message reads differently under the same id (a restored
+  // file reuses the ids of what it rolled back): the open transcript shows the restored file's row
+  const backup = join(host.root, 'research-backup.db')
+  const live = new Database(dbPath)
+  await live.backup(backup)
+  live.close()
+  const edited = new Database(backup)
+  edited
+    .prepare('UPDATE messages SET content = ? WHERE id = (SELECT MAX(id) FROM messages WHERE session_id = ?)')
+    .run('as the backup had it', target.id)
+  edited.close()
+  execFileSync(process.execPath, ['test/fixtures/restore-backup.mjs', backup, dbPath])
+  await expect(transcript.messages.filter({ hasText: 'as the backup had it' })).toBeVisible()
+  await expect(transcript.messages.filter({ hasText: marker })).toHaveCount(0)
 })

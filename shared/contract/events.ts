@@ -37,6 +37,8 @@ export const events = {
    * config.yaml did, which holds their char limits (how full the Memory page says they are).
    */
   'memory.changed': z.object({ profile: ProfileName }),
+  /** A profile's cron/jobs.json changed on disk: this or another process (upstream's cron CLI or scheduler) wrote it. */
+  'cron.changed': z.object({ profile: ProfileName }),
   /** The agent cache changed (insert, evict, run state). */
   'gateway.changed': z.object({ reason: z.string() }),
   /** Text a retained child is producing for a follow-up sent from the UI (streams into the dialog). */

@@ -94,8 +94,34 @@ type SessionCounters = Pick<SessionRecord, 'messageCount' | 'endedAt'> & {
 export type LocalChangeListener = (change: { profile: string; sessionIds: string[] }) => void
 
 const handles = new WeakMap<SessionStore, StateDb>()
-/** How long a replaced file's old -wal/-shm may stay beside it before the store opens it anyway (as upstream would). */
+/** How long a replaced file's old -wal/-shm may stay beside it before the store empties the old WAL and opens it. */
 const STALE_SIDECARS_MS = 2000
+/** How long the store waits for a transaction on the old file that keeps its WAL from being emptied. */
+const STALE_SIDECARS_GIVE_UP_MS = 30_000
+
+/**
+ * Moves the WAL's frames into the file `old` has open (the one a restore renamed away) and empties the WAL: a
+ * TRUNCATE checkpoint through the old connection, without waiting on a lock. The -wal/-shm beside the new file are
+ * then an empty log, which a connection on the new file reads as nothing to apply. False when it could not finish
+ * (another connection is mid-transaction on the old file) or the old file is not in WAL mode with frames to move.
+ */
+function emptyOldWal(old: Database.Database): boolean {
+  let before = 0
+  try {
+    before = Number(old.pragma('busy_timeout', { simple: true })) || 0
+    old.pragma('busy_timeout = 0') // never sleep on the host's thread for another process's lock
+    const [r] = old.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>
+    return r !== undefined && r.busy === 0 && r.log >= 0 && r.checkpointed === r.log
+  } catch {
+    return false // a lock or an I/O error on the old file: the caller waits as for any busy moment
+  } finally {
+    try {
+      old.pragma(`busy_timeout = ${before}`)
+    } catch {
+      /* closed */
+    }
+  }
+}
 const sidecarOf = (path: string) => {
   try {
     return fileAt(path)?.id
@@ -159,6 +185,8 @@ export class SessionStore {
   /** The -wal/-shm identities last seen beside the open file, and since when old ones sit beside a new file. */
   private sidecars: Array<string | undefined> = []
   private staleSince: number | null = null
+  /** Whether the replaced file's WAL was emptied into it (while its -wal/-shm sit beside the new file). */
+  private oldWalEmptied = false
   /** The running write's handle (nested writes reuse it); null outside `write()`. */
   private tx: WriteTx | null = null
 
@@ -348,19 +376,28 @@ export class SessionStore {
     if (id === h.fileId) {
       this.sidecars = sidecars
       this.staleSince = null
+      this.oldWalEmptied = false
       return 'same'
     }
     const change: FileChange = id === null ? 'deleted' : h.pending ? 'appeared' : 'replaced'
     if (change === 'replaced' && sidecars.some((s, i) => s !== undefined && s === this.sidecars[i])) {
-      // The old file's -wal/-shm are still beside the new one (a restore renames first, then removes them): opening
-      // now would read the old file's WAL over the new file, and a close could checkpoint it into it. Wait for the
-      // restore to finish — as a busy moment, so a write is retried off the loop — unless they stay for good.
+      // The old file's -wal/-shm are still beside the new one: opening now would read the old file's WAL over the
+      // new file, and a close could checkpoint it into it. So the old WAL's frames go into the old file and the log is
+      // emptied at once, before anyone writes to the new file through those same -wal/-shm (upstream's snapshot
+      // restore leaves them there, and a process that reopens writes its frames into them: emptied later, those would
+      // go to the old file and be lost). A restore that renames first and then removes them gets STALE_SIDECARS_MS to
+      // finish — as a busy moment, so a write is retried off the loop; past that they stay, and the new file opens
+      // beside the emptied log. While another connection's transaction on the old file keeps the log from being
+      // emptied, this waits on, up to STALE_SIDECARS_GIVE_UP_MS.
       this.staleSince ??= Date.now()
-      if (Date.now() - this.staleSince < STALE_SIDECARS_MS)
+      this.oldWalEmptied ||= emptyOldWal(h.sqlite)
+      const waited = Date.now() - this.staleSince
+      if (waited < STALE_SIDECARS_MS || (!this.oldWalEmptied && waited < STALE_SIDECARS_GIVE_UP_MS))
         throw Object.assign(new Error(`${this.path} was replaced; waiting for its old -wal/-shm to go`), {
           code: 'SQLITE_BUSY_SWAP'
         })
     }
+    this.oldWalEmptied = false
     this.staleSince = null
     const old = h.sqlite
     // openStateDb reads the path again: a second swap since the stat above just shows up as the next change.

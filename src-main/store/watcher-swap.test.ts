@@ -2,11 +2,12 @@
 // the file deleted outright, or a state.db another process creates in a profile folder that had none. The store
 // and its watcher must follow the path — never keep serving (or writing to) the unlinked inode.
 import Database from 'better-sqlite3'
+import { execFile } from 'node:child_process'
 import { readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { SessionStore, SessionWatcher } from './index'
-import { restoreBackup, runWriter } from './test-fixtures/spawn-writer'
+import { restoreBackup, runWriter, UPSTREAM_APPEND } from './test-fixtures/spawn-writer'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 
 afterAll(cleanupTempDirs)
@@ -93,6 +94,32 @@ describe('a state.db replaced, deleted or created under a live store', () => {
     await store.setTitle('c', 'renamed after the restore')
     expect(readFresh(path)).toEqual({ a: 'from the backup', c: 'renamed after the restore' })
     expect(deletedOpen()).toEqual([])
+  })
+
+  it("a restore that leaves the old -wal/-shm (upstream's snapshot restore): the restored file is read, not the old WAL over it, and another process's write right after it is kept", async () => {
+    const { path, store, backup } = await homeWithBackup()
+    const files: string[] = []
+    open.push(new SessionWatcher(store, () => {}, { onFile: (c) => files.push(c) }).start())
+    const restored = Date.now()
+    // this store's own connections keep the old file's -wal/-shm, whose frames (sessions a and b) are not yet in the
+    // old file: read over the restored file they would bring back what the restore replaced
+    await restoreBackup(backup, path, true)
+    await new Promise((r) => setTimeout(r, 300))
+    // another program writes to the restored file meanwhile, through the same -wal/-shm
+    await new Promise((ok, fail) =>
+      execFile(process.execPath, [UPSTREAM_APPEND, path, 'c', 'written right after the restore'], (e) =>
+        e ? fail(e) : ok(null)
+      )
+    )
+    await waitFor(() => files.length > 0, 6000)
+    // the 2 s a restore gets to remove them end without a file event: not the 15 s fallback tick
+    expect(Date.now() - restored).toBeLessThan(3500)
+    expect(files).toEqual(['replaced'])
+    expect(ids(store)).toEqual(['a', 'c'])
+    expect(store.getSession('a')!.title).toBe('from the backup')
+    expect(store.getSession('c')!.messageCount).toBe(1)
+    await store.setTitle('c', 'renamed after the restore')
+    expect(readFresh(path)).toEqual({ a: 'from the backup', c: 'renamed after the restore' })
   })
 
   it('a write that comes before any check goes to the restored file, not the unlinked one', async () => {

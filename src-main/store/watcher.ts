@@ -214,7 +214,11 @@ export class SessionWatcher {
     try {
       this.store.syncFile()
     } catch {
-      return null // what is there cannot be opened yet (a copy in progress): the next check looks again
+      // What is there cannot be opened yet: a copy in progress, or the old file's -wal/-shm still beside the new one
+      // (upstream's snapshot restore leaves them). The wait ends without an event here, so look again shortly rather
+      // than at the slow tick.
+      this.retrySoon()
+      return null
     }
     const storeFile = openFileOf(this.store)
     if (storeFile === this.fileId) return null
@@ -359,15 +363,19 @@ export class SessionWatcher {
       return changed
     } catch {
       // A locked/corrupt moment: retry shortly (a foreign lock's release may bring no file event we watch).
-      if (!this.busyRetry && this.conn) {
-        this.busyRetry = setTimeout(() => {
-          this.busyRetry = null
-          this.trigger()
-        }, 250)
-        this.busyRetry.unref()
-      }
+      if (this.conn) this.retrySoon()
       return null
     }
+  }
+
+  /** One check again in 250 ms: a moment that will pass without a file event this watcher hears. */
+  private retrySoon(): void {
+    if (this.busyRetry || !this.started) return
+    this.busyRetry = setTimeout(() => {
+      this.busyRetry = null
+      this.trigger()
+    }, 250)
+    this.busyRetry.unref()
   }
 
   /**

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useCallback, useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import type { CronJob } from '@shared/contract'
 import { sessionHref } from '../app/routes'
@@ -37,15 +37,17 @@ export function CronPage() {
   const [editing, setEditing] = useState<CronJob | 'new' | null>(null)
   const [removing, setRemoving] = useState<CronJob | null>(null)
 
-  // A job gone from the list (removed here or by upstream, or another profile picked) takes its edit form and its
-  // remove question with it: saving the form would otherwise write to a job that no longer exists.
+  // A job gone from the list (removed by upstream) takes its remove question with it, and its edit form unless edits
+  // were typed there (the form keeps them and offers to create the job anew: saving must not write to a job that no
+  // longer exists). Removed here, the remove closes the form itself; another profile picked closes it too.
   const listed = (job: CronJob | null) => !job || loading || jobs.some((j) => j.id === job.id)
   const editGone = editing !== null && editing !== 'new' && !listed(editing)
   const removeGone = !listed(removing)
   useEffect(() => {
-    if (editGone) setEditing(null)
     if (removeGone) setRemoving(null)
-  }, [editGone, removeGone])
+  }, [removeGone])
+  useEffect(() => setEditing(null), [profile])
+  const closeForm = useCallback(() => setEditing(null), [])
 
   // A scope of one profile picks it; under All the picker keeps its choice.
   useEffect(() => {
@@ -83,7 +85,8 @@ export function CronPage() {
         <CronJobForm
           key={editing === 'new' ? 'new' : editing.id}
           job={editing === 'new' ? null : editing}
-          onDone={() => setEditing(null)}
+          gone={editGone}
+          onDone={closeForm}
         />
       )}
       {!jobs.length ? (

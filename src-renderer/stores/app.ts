@@ -45,6 +45,28 @@ export async function refreshProfiles(): Promise<void> {
   }
 }
 
+let recounting = false
+let recountAgain = false
+/**
+ * The rail's session counts after sessions changed (this or another process started, deleted or pruned some): one
+ * `profiles.list` at a time, and one more when changes came while it was in flight, so a burst of writes (a turn's
+ * messages, a bulk delete) costs at most two reads.
+ */
+export function recountProfiles(): void {
+  if (recounting) {
+    recountAgain = true
+    return
+  }
+  recounting = true
+  void refreshProfiles().finally(() => {
+    recounting = false
+    if (recountAgain) {
+      recountAgain = false
+      recountProfiles()
+    }
+  })
+}
+
 export function setScope(scope: ProfileScope): void {
   if (useApp.getState().scope === scope) return
   useApp.setState({ scope })

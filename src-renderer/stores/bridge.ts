@@ -1,5 +1,5 @@
 import type { CaduceusApi } from '@shared/contract'
-import { loadApp, refreshProfiles } from './app'
+import { loadApp, recountProfiles, refreshProfiles } from './app'
 import { applyCostsSessionsChanged } from './costs'
 import { applyMemoryActivity, applyMemoryFilesChanged } from './memory'
 import {
@@ -12,12 +12,14 @@ import {
 import { applyDelegationUpdated, applySubagentsSessionsChanged } from './subagents'
 import {
   applyTranscriptDelegationUpdated,
+  applyTranscriptFileChanged,
   applyTranscriptMessageSaved,
   applyTranscriptSessionsChanged,
   resyncTranscript
 } from './transcript-live'
 import { applyTurnDelta, applyTurnFinished, applyTurnQueued, applyTurnStarted, syncTurns } from './turns'
 import { applyGatewayChanged } from './gateway'
+import { applyCronChanged } from './cron'
 import { queryClient } from './server'
 import { applyFollowUpDelta } from './follow-up-stream'
 import { applyPricesChanged } from './prices'
@@ -34,6 +36,7 @@ export function wireBridge(api: CaduceusApi): () => void {
       void applySubagentsSessionsChanged(e)
       void applyTranscriptSessionsChanged(e)
       void applyCostsSessionsChanged(e)
+      recountProfiles()
     }),
     api.on('turn.queued', applyTurnQueued),
     api.on('turn.started', applyTurnStarted),
@@ -55,7 +58,12 @@ export function wireBridge(api: CaduceusApi): () => void {
       applyProfileNoticesChanged(e.profile)
     }),
     api.on('gateway.changed', () => void applyGatewayChanged()),
-    api.on('profiles.changed', () => void refreshProfiles()),
+    api.on('cron.changed', (e) => void applyCronChanged(e)),
+    api.on('profiles.changed', () => {
+      void refreshProfiles()
+      // also said when a profile's state.db was replaced (a restore) or deleted: rows may differ under the same ids
+      void applyTranscriptFileChanged()
+    }),
     api.on('prices.changed', () => void applyPricesChanged()),
     api.on('subagents.followUpDelta', applyFollowUpDelta)
   ]

@@ -29,7 +29,7 @@ export const useCron = create<CronStore>()(() => ({
 
 export const cronQuery = (profile: string) => requestQuery('cron.list', { profile }, 'Loading cron jobs')
 
-/** The jobs of the picked profile (refetched on mount and after every change made here). */
+/** The jobs of the picked profile (refetched on mount, after every change made here and when jobs.json changes). */
 export function useCronJobs() {
   const profile = useCron((s) => s.profile)
   const q = useQuery(cronQuery(profile))
@@ -42,6 +42,11 @@ export function setCronProfile(profile: string): void {
 
 /** Every cached job list goes stale; the page's refetches. */
 const refreshCron = () => queryClient.invalidateQueries({ queryKey: requestPrefix('cron.list') })
+
+/** A profile's jobs.json changed on disk (another process's cron CLI or scheduler, or this host): its list refetches. */
+export function applyCronChanged(e: { profile: string }): Promise<void> {
+  return queryClient.invalidateQueries({ queryKey: cronQuery(e.profile).queryKey })
+}
 
 async function onJob<T>(id: string, what: string, fn: () => Promise<T>): Promise<T | null> {
   useCron.setState((s) => ({ busy: { ...s.busy, [id]: true } }))

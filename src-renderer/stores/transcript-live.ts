@@ -4,7 +4,7 @@
  */
 import type { EventPayload } from '@shared/contract'
 import { cachedChain, cachedDetail, invalidateSessionMeta } from './transcript-meta'
-import { learnChain, loadNewer, openWindow, useTranscript } from './transcript'
+import { learnChain, loadNewer, openWindow, rereadWindow, useTranscript } from './transcript'
 
 /** Is the open window at the newest messages (not after Home or a search hit, which must not drag in the rest)? */
 const atLatest = () => openWindow()?.hasMoreAfter !== true
@@ -73,4 +73,14 @@ export async function resyncTranscript(): Promise<void> {
   if (!useTranscript.getState().sessionId) return
   if (atLatest()) await loadNewer()
   await learnChain()
+}
+
+/**
+ * A state.db was replaced, deleted or appeared (`profiles.changed`, which does not say whose): the open transcript's
+ * rows are read again, and its details.
+ */
+export async function applyTranscriptFileChanged(): Promise<void> {
+  if (!useTranscript.getState().sessionId) return
+  await rereadWindow()
+  await refreshTranscriptMeta()
 }

@@ -298,14 +298,7 @@ async function readNewer(open: Open): Promise<void> {
       if (page.held && since != null && last != null && !sameHeld(heldOf(now!, sessionId, since, last), page.held)) {
         // another program rewound or compacted what the window shows (upstream's rewind leaves those rows inactive,
         // its compaction flags them): the loaded range is read again and replaces this session's part of it
-        const fresh = await readRange(open, since, last)
-        if (!isOpen(open) || useTranscript.getState().view !== view) return
-        write(open, (w) => {
-          const ids = w.ids.filter((id) => id < since || w.byId[id]?.sessionId !== sessionId)
-          const byId: Record<number, Message> = {}
-          for (const id of ids) byId[id] = w.byId[id]!
-          return withMessages({ byId, ids }, fresh)
-        })
+        if (!(await rereadRange(open, view, since, last))) return
         continue
       }
       // an empty page after our last id means we are at the end, whatever the flag says
@@ -320,6 +313,40 @@ async function readNewer(open: Open): Promise<void> {
   } catch (err) {
     if (isOpen(open)) reportError(err, 'Loading new messages')
   }
+}
+
+/** Reads `since`..`last` of the open session again and puts it in place of what the window held; false: left. */
+async function rereadRange(open: Open, view: View | null, since: number, last: number): Promise<boolean> {
+  const { sessionId } = open
+  const fresh = await readRange(open, since, last)
+  if (!isOpen(open) || useTranscript.getState().view !== view) return false
+  write(open, (w) => {
+    const ids = w.ids.filter((id) => id < since || w.byId[id]?.sessionId !== sessionId)
+    const byId: Record<number, Message> = {}
+    for (const id of ids) byId[id] = w.byId[id]!
+    return withMessages({ byId, ids }, fresh)
+  })
+  return true
+}
+
+/**
+ * The open profile's state.db was replaced (a backup restored over it) or deleted: the rows the window holds may read
+ * differently under the same ids (a restored file reuses the ids of the rows it rolled back), which no count
+ * tells. Its loaded range is read again, then what came after it.
+ */
+export async function rereadWindow(): Promise<void> {
+  const { open, view } = useTranscript.getState()
+  if (!open) return
+  const held = cachedWindow(open.profile, open.sessionId)
+  const since = held?.ids.find((id) => held.byId[id]?.sessionId === open.sessionId)
+  const last = held?.ids.at(-1)
+  try {
+    if (since != null && last != null && !(await rereadRange(open, view, since, last))) return
+  } catch (err) {
+    if (isOpen(open)) reportError(err, 'Reading the transcript again')
+    return
+  }
+  await loadNewer()
 }
 
 const sameHeld = (a: NonNullable<MessagePage['held']>, b: NonNullable<MessagePage['held']>) =>

@@ -1,20 +1,28 @@
 /**
- * The built-in memory files of one profile (`<home>/memories/MEMORY.md`, `USER.md`) as another process writes them:
- * upstream's memory tool edits them without any event Caduceus could hear, so the Memory page would show them stale
- * until a reload. fs.watch on the folder wakes a check at once; a slow tick catches what the watch misses (a folder
- * that does not exist yet — upstream makes it on its first write —, a file system without inotify). A check compares
- * the two files' size + mtime, so a lock file or a temp file's rename that leaves them as they were emits nothing;
- * checks are coalesced into one callback per burst.
+ * A profile's files that another process rewrites without any event Caduceus could hear: upstream's memory tool edits
+ * the built-in memory files (`<home>/memories/MEMORY.md`, `USER.md`), its cron CLI and scheduler rewrite
+ * `<home>/cron/jobs.json`, so the Memory and Cron pages would show them stale until a reload. fs.watch on the folder
+ * wakes a check at once; a slow tick catches what the watch misses (a folder that does not exist yet — upstream makes
+ * it on its first write —, a file system without inotify). A check compares the files' size + mtime, so a lock file
+ * or a temp file beside them that leaves them as they were emits nothing; checks are coalesced into one callback per
+ * burst.
  *
- * The profile's config.yaml is watched the same way (only that name in the home, which also holds state.db and its
- * WAL, written on every turn): it holds the files' char limits (`memory.memory_char_limit` / `user_char_limit`), so
- * an edit there changes how full the Memory page says they are.
+ * Files in the home itself are watched the same way, by name only (the home also holds state.db and its WAL, written
+ * on every turn): the memory watch names config.yaml, which holds the files' char limits
+ * (`memory.memory_char_limit` / `user_char_limit`), so an edit there changes how full the Memory page says they are.
  */
 import { statSync, watch, type FSWatcher } from 'node:fs'
 import { join } from 'node:path'
 
-const FILES = ['MEMORY.md', 'USER.md']
-const CONFIG = 'config.yaml'
+/** What a watch compares: `files` in `<home>/<folder>/`, and `homeFiles` in the home itself. */
+export interface WatchedFiles {
+  folder: string
+  files: string[]
+  homeFiles: string[]
+}
+
+const MEMORY: WatchedFiles = { folder: 'memories', files: ['MEMORY.md', 'USER.md'], homeFiles: ['config.yaml'] }
+const CRON: WatchedFiles = { folder: 'cron', files: ['jobs.json'], homeFiles: [] }
 
 export interface MemoryWatchOptions {
   /** Coalescing window after a file event (ms). */
@@ -23,7 +31,7 @@ export interface MemoryWatchOptions {
   fallbackMs?: number
 }
 
-export class MemoryFolderWatch {
+class FolderFilesWatch {
   private fsw: FSWatcher | null = null
   private configWatch: FSWatcher | null = null
   private tick: NodeJS.Timeout | null = null
@@ -33,17 +41,25 @@ export class MemoryFolderWatch {
 
   constructor(
     private readonly home: string,
+    private readonly what: WatchedFiles,
     private readonly onChange: () => void,
     private readonly opts: MemoryWatchOptions = {}
   ) {
-    this.dir = join(home, 'memories')
+    this.dir = join(home, what.folder)
     this.print = this.fingerprint()
   }
 
   start(): this {
+    if (this.what.homeFiles.length) this.watchHome()
+    this.openWatch()
+    this.schedule()
+    return this
+  }
+
+  private watchHome(): void {
     try {
       this.configWatch = watch(this.home, { persistent: false }, (_e, name) => {
-        if (name === null || name === CONFIG) this.soon()
+        if (name === null || this.what.homeFiles.includes(name)) this.soon()
       })
       this.configWatch.on('error', () => {
         this.configWatch?.close() // the tick still compares config.yaml's stat
@@ -52,9 +68,6 @@ export class MemoryFolderWatch {
     } catch {
       this.configWatch = null // no watch on this file system: the tick compares config.yaml's stat
     }
-    this.openWatch()
-    this.schedule()
-    return this
   }
 
   stop(): void {
@@ -79,7 +92,7 @@ export class MemoryFolderWatch {
   }
 
   private fingerprint(): string {
-    return [...FILES.map((f) => join(this.dir, f)), join(this.home, CONFIG)]
+    return [...this.what.files.map((f) => join(this.dir, f)), ...this.what.homeFiles.map((f) => join(this.home, f))]
       .map((file) => {
         try {
           const st = statSync(file)
@@ -125,5 +138,19 @@ export class MemoryFolderWatch {
       Math.max(100, ms)
     )
     this.tick.unref()
+  }
+}
+
+/** A profile's built-in memory files and its config.yaml (their char limits), for `memory.changed`. */
+export class MemoryFolderWatch extends FolderFilesWatch {
+  constructor(home: string, onChange: () => void, opts: MemoryWatchOptions = {}) {
+    super(home, MEMORY, onChange, opts)
+  }
+}
+
+/** A profile's `cron/jobs.json`, for `cron.changed`. */
+export class CronJobsWatch extends FolderFilesWatch {
+  constructor(home: string, onChange: () => void, opts: MemoryWatchOptions = {}) {
+    super(home, CRON, onChange, opts)
   }
 }

@@ -1,6 +1,6 @@
 // The host's sessions.changed as another process's writes make it: a child's change names its parent, so a page open
 // on the parent hears of a delegate it does not list yet (the watcher itself knows only the ids that changed).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { EventPayload } from '@shared/contract'
@@ -26,6 +26,28 @@ describe('memory.changed', () => {
     try {
       writeFileSync(join(home, 'memories', 'MEMORY.md'), 'written by upstream')
       await expect.poll(() => events, { timeout: 10_000, interval: 20 }).toEqual([{ profile: 'default' }])
+    } finally {
+      off()
+      await host.close()
+    }
+  })
+})
+
+describe('cron.changed', () => {
+  it("is emitted when another process rewrites a profile's cron/jobs.json, for that profile only", async () => {
+    const home = tempDir('cad-cron-changed-')
+    mkdirSync(join(home, 'profiles', 'work', 'cron'), { recursive: true })
+    const host = await createHost({ home, headless: true, live: true, validateOutput: true, log: createLogger() })
+    const events: unknown[] = []
+    const off = host.bus.subscribe((e) => {
+      if (e.event === 'cron.changed') events.push(e.payload)
+    })
+    try {
+      // as upstream's cron CLI saves it: a temp file in the folder renamed over jobs.json (here the first one)
+      const dir = join(home, 'profiles', 'work', 'cron')
+      writeFileSync(join(dir, '.jobs_tmp.json'), '{"jobs": []}')
+      renameSync(join(dir, '.jobs_tmp.json'), join(dir, 'jobs.json'))
+      await expect.poll(() => events, { timeout: 1500, interval: 20 }).toEqual([{ profile: 'work' }])
     } finally {
       off()
       await host.close()

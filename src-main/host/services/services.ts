@@ -7,7 +7,7 @@ import type { EventBus } from '../dispatch'
 import type { Logger } from '@shared/contract/log'
 import { journalModeSetting, writeRetryMs } from './write-retry'
 import { errorMessage } from '@shared/contract/errors'
-import { MemoryFolderWatch } from './memory-watch'
+import { CronJobsWatch, MemoryFolderWatch } from './memory-watch'
 import { memoryFileProblems } from '../../memory'
 
 export interface Services {
@@ -107,21 +107,22 @@ export function createStoreServices(opts: {
       log.error('store', `cannot watch profile ${name}: ${errorMessage(err)}`)
     }
   }
-  // each profile's built-in memory files: another process's memory tool edits them without an event of ours
-  const memoryWatches = new Map<string, MemoryFolderWatch>()
+  // each profile's built-in memory files and cron/jobs.json: another process's memory tool, cron CLI or scheduler
+  // rewrites them without an event of ours
+  const fileWatches = new Map<string, Array<MemoryFolderWatch | CronJobsWatch>>()
   const watchMemory = () => {
     if (!opts.live) return
     const served = new Map(stores.list().map((e) => [e.name, e.home]))
     for (const [name, home] of served)
-      if (!memoryWatches.has(name))
-        memoryWatches.set(
-          name,
-          new MemoryFolderWatch(home, () => bus.emit('memory.changed', { profile: name })).start()
-        )
-    for (const [name, w] of memoryWatches)
+      if (!fileWatches.has(name))
+        fileWatches.set(name, [
+          new MemoryFolderWatch(home, () => bus.emit('memory.changed', { profile: name })).start(),
+          new CronJobsWatch(home, () => bus.emit('cron.changed', { profile: name })).start()
+        ])
+    for (const [name, ws] of fileWatches)
       if (!served.has(name)) {
-        w.stop()
-        memoryWatches.delete(name)
+        for (const w of ws) w.stop()
+        fileWatches.delete(name)
       }
   }
   for (const entry of stores.list()) watchProfile(entry.name)
@@ -187,7 +188,7 @@ export function createStoreServices(opts: {
       }
       profilesWatch?.close()
       for (const w of watchers.values()) w.stop()
-      for (const w of memoryWatches.values()) w.stop()
+      for (const ws of fileWatches.values()) for (const w of ws) w.stop()
       stores.closeAll()
       profileClaim.release()
     }

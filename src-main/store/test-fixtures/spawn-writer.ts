@@ -37,10 +37,14 @@ export function runWriter(args: string[]): Promise<string> {
 /** test/fixtures/restore-backup.mjs: another program renames a backup over state.db, or deletes it outright. */
 export const RESTORE_BACKUP = join(REPO, 'test/fixtures/restore-backup.mjs')
 
-/** Another process restores `backup` over `dbPath` (removing -wal/-shm), or with `backup` null deletes it. */
-export function restoreBackup(backup: string | null, dbPath: string): Promise<void> {
+/**
+ * Another process restores `backup` over `dbPath` (removing -wal/-shm unless `keepSidecars`, as upstream's quick
+ * snapshot restore leaves them), or with `backup` null deletes it.
+ */
+export function restoreBackup(backup: string | null, dbPath: string, keepSidecars = false): Promise<void> {
   return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, [RESTORE_BACKUP, backup ?? '--delete', dbPath], { stdio: 'pipe' })
+    const args = [RESTORE_BACKUP, ...(keepSidecars ? ['--keep-sidecars'] : []), backup ?? '--delete', dbPath]
+    const child = spawn(process.execPath, args, { stdio: 'pipe' })
     let err = ''
     child.stderr.on('data', (d) => {
       err += d

@@ -4,8 +4,20 @@ import { previewSchedule, saveCronJob } from '../../stores/cron'
 
 const when = (iso: string) => new Date(iso).toLocaleString()
 
-/** Create (no job) or edit a job; the schedule is validated as you type, with its next runs. */
-export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () => void }) {
+/**
+ * Create (no job) or edit a job; the schedule is validated as you type, with its next runs. `gone`: the job left
+ * jobs.json while the form was open (another program removed it): untouched, the form closes; with edits typed, it
+ * keeps them and says so, and saving creates the job anew.
+ */
+export function CronJobForm({
+  job,
+  gone = false,
+  onDone
+}: {
+  job: CronJob | null
+  gone?: boolean
+  onDone: () => void
+}) {
   // What the form opened with: an edit saves only the fields changed from it (saveCronJob).
   const [initial] = useState(() => ({
     schedule: job?.scheduleDisplay.replace(/^once (in|at) /, '') ?? '',
@@ -32,6 +44,11 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
   }, [])
   const [saving, setSaving] = useState(false)
   const headingId = useId()
+  const edited =
+    schedule !== initial.schedule || prompt !== initial.prompt || name !== initial.name || model !== initial.model
+  useEffect(() => {
+    if (gone && !edited) onDone()
+  }, [gone, edited, onDone])
 
   // A job's schedule left as it was is not re-read (its display text, from now, is not its runs): no preview for it.
   const scheduleEdited = !job || schedule !== initial.schedule
@@ -55,7 +72,10 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
   const submit = async (e: React.FormEvent) => {
     e.preventDefault()
     setSaving(true)
-    const err = await saveCronJob({ id: job?.id, schedule, prompt, name, model }, job ? initial : undefined)
+    const err = await saveCronJob(
+      { id: gone ? undefined : job?.id, schedule, prompt, name, model },
+      job && !gone ? initial : undefined
+    )
     setSaving(false)
     setError(err)
     if (!err) onDone()
@@ -102,7 +122,13 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
           data-testid="cron-schedule"
         />
       </label>
-      {job && !job.enabled && job.state !== 'paused' && (
+      {gone && (
+        <div className="error-text" role="alert" data-testid="cron-form-gone">
+          This job is no longer in jobs.json: another program removed it. Your edits are still here — save to create it
+          as a new job, or cancel to drop them.
+        </div>
+      )}
+      {job && !gone && !job.enabled && job.state !== 'paused' && (
         <div className="muted" data-testid="cron-form-finished">
           This job is {job.state}: saving a new schedule does not start it again. Resume it from the list to run it.
         </div>
@@ -154,7 +180,7 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
           disabled={saving || !schedule.trim() || !prompt.trim() || (scheduleEdited && preview?.ok === false)}
           data-testid="cron-save"
         >
-          {saving ? 'Saving…' : job ? 'Save' : 'Create job'}
+          {saving ? 'Saving…' : job && !gone ? 'Save' : 'Create job'}
         </button>
         <button type="button" onClick={onDone}>
           Cancel
