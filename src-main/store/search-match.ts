@@ -43,6 +43,8 @@ function once(rows: Row[]): () => Map<number, string> {
 /** Text FTS5's word index cannot answer: CJK runs (no spaces between words), emoji, symbols. */
 const SUBSTRING =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{S}\p{Extended_Pictographic}]/u
+/** Whether a term is matched as a substring (CJK, emoji, symbols) rather than as a word or word prefix. */
+export const matchedAsSubstring = (text: string): boolean => SUBSTRING.test(text)
 
 type Source = 'word' | 'trigram' | 'short' | 'scan'
 const SCANNED = "COALESCE(m.content, '') || ' ' || COALESCE(m.tool_name, '')"
