@@ -253,7 +253,7 @@ export interface BatchReport {
 export interface SessionInProgress {
   id: string
   line: number
-  steps: Generator<void, SessionCounts, void>
+  steps: Generator<number | undefined, SessionCounts, void>
 }
 
 /** Rows of one session written between two looks at the clock: ~3 ms at upstream's ~75 µs of indexing a message. */
@@ -300,7 +300,7 @@ export function importBatch(
   const drive = (): boolean => {
     const { id, line, steps } = inProgress!
     for (;;) {
-      let step: IteratorResult<void, SessionCounts>
+      let step: IteratorResult<number | undefined, SessionCounts>
       try {
         step = steps.next()
       } catch (err) {
@@ -320,7 +320,9 @@ export function importBatch(
         inProgress = null
         return true
       }
-      if (performance.now() - began >= budgetMs) return false
+      // a long message coming (the step paused before it, saying its size) starts a slice of its own
+      const spent = performance.now() - began
+      if (spent >= budgetMs || (step.value !== undefined && spent > 1)) return false
     }
   }
   if (inProgress && !drive()) return { ...report, rows: 0, full: false, inProgress }
@@ -364,15 +366,15 @@ interface SessionCounts {
 
 /**
  * One session with its messages (inside the batch's savepoint), written as it is driven: it pauses every
- * ROWS_PER_STEP messages or CHARS_PER_STEP characters so the caller can look at the clock. Its counts are its
- * return value.
+ * ROWS_PER_STEP messages or CHARS_PER_STEP characters so the caller can look at the clock, and before a long
+ * message with that message's size (the caller gives it a slice of its own). Its counts are its return value.
  */
 function* importSession(
   db: Database.Database,
   id: string,
   rec: Record<string, unknown>,
   cols: { sessions: Set<string>; messages: Set<string>; prompts: boolean }
-): Generator<void, SessionCounts, void> {
+): Generator<number | undefined, SessionCounts, void> {
   const { sessions: sessionCols, messages: messageCols, prompts } = cols
   const ignored: Record<string, number> = {}
   for (const k of Object.keys(rec)) if (!sessionCols.has(k) && !SESSION_EXTRAS.has(k)) count(ignored, k)
@@ -442,7 +444,7 @@ function* importSession(
     }
     const size = textSize(msg)
     if (!fresh && chars + size > CHARS_PER_STEP) {
-      yield
+      yield size
       rows = chars = 0
     }
     insertRow(db, 'messages', messageCols, msg)
