@@ -44,15 +44,15 @@ describe('importBatch', () => {
       await store.createSession('seed', 'cli') // the file and its schema
       store.close()
       const db = new Database(path)
-      // five 100,000-character messages: each alone is several ms in the FTS triggers, five were one block
-      const long = 'word '.repeat(20_000)
+      // three 70,000-character messages: each alone is several ms in the FTS triggers, all three were one block
+      const long = 'word '.repeat(14_000)
       const ordered = [
         {
           line: 1,
           rec: {
             id: 'long',
             source: 'cli',
-            messages: Array.from({ length: 5 }, () => ({ role: 'user', content: long }))
+            messages: Array.from({ length: 3 }, () => ({ role: 'user', content: long }))
           }
         }
       ]
@@ -68,7 +68,7 @@ describe('importBatch', () => {
         perSlice.push(written() - perSlice.reduce((a, b) => a + b, 0))
       }
       expect(slice.landed).toEqual(['long'])
-      expect(written()).toBe(5)
+      expect(written()).toBe(3)
       expect(Math.max(...perSlice)).toBe(1)
       db.exec('ROLLBACK')
       db.close()
