@@ -7,7 +7,8 @@ Run with the system Python (its SQLite 3.40 builds the FTS indexes upstream home
 Writes test/fixtures/upstream/import-rules/:
   input.jsonl    records carrying live runtime state (gateway peer, rewind/compression counters, activity, pins,
                  display columns) and per-message edge shapes (reasoning on a user row, `message_id`, empty and
-                 string `tool_calls`, a NUL in `tool_name`), plus a duplicate id: x (child of p), p, x again
+                 string `tool_calls`, a NUL in `tool_name`, a number or a boolean as content), plus a duplicate
+                 id: x (child of p), p, x again
   empty.db       a fresh upstream home (no sessions), for Caduceus to import into
   upstream.json  upstream's import_sessions of input.jsonl (each id once: the first line that has it) into a copy
                  of empty.db: its result, every column of every row it wrote (message ids left out), and the FTS
@@ -123,6 +124,12 @@ def records():
             {"role": "tool", "content": "tool out walrus", "timestamp": T + 107, "tool_call_id": "c2",
              "tool_name": "na\u0000me", "token_count": 3, "effect_disposition": "applied"},
             {"role": "user", "content": "ünïcode walrus ☃", "timestamp": T + 108, "tool_name": "x\u0000"},
+            # content that is a JSON number or boolean: stored as SQLite makes text of the value Python binds
+            {"role": "user", "content": 123, "timestamp": T + 109},
+            {"role": "user", "content": True, "timestamp": T + 110},
+            {"role": "user", "content": 1.5, "timestamp": T + 111},
+            {"role": "user", "content": -7, "timestamp": T + 112},
+            {"role": "user", "content": False, "timestamp": T + 113},
         ],
     }
     def rec(i, parent=None, **kw):

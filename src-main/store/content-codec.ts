@@ -11,11 +11,16 @@ import { parseJsonOr } from '@shared/contract/errors'
 
 export const CONTENT_MARKER = '\u0000json:'
 
-/** Stored form: scalars unchanged, lists/objects marker-prefixed (upstream's `_encode_content`). */
+/**
+ * Stored form: scalars unchanged, lists/objects marker-prefixed (upstream's `_encode_content`). A whole number
+ * (or a boolean) is the text of the integer: Python binds an int, which the TEXT column keeps as '123', where the
+ * double a JavaScript number binds as would read '123.0'. (A JSON `2.0`, a float to Python, reads '2' here.)
+ */
 export function encodeContent(v: unknown): string | number | null {
   if (v === null || v === undefined) return null
-  if (typeof v === 'string' || typeof v === 'number') return v
-  if (typeof v === 'boolean') return v ? 1 : 0
+  if (typeof v === 'string') return v
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? String(v) : v
+  if (typeof v === 'boolean') return v ? '1' : '0'
   return CONTENT_MARKER + pyJson(v)
 }
 

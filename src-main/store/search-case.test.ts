@@ -88,6 +88,26 @@ describe('snippets', () => {
     }
   })
 
+  it('mark words where the word index matched them, never the same letters inside another word', async () => {
+    // `heat*` is a word prefix: it matched heater and heatmap, not the "heat" inside theater
+    const path = await home({}, { s: 'the theater heater and a heatmap', t: 'price 東京タワー$100 tower' })
+    const store = new SessionStore(path, { profile: 'default' })
+    try {
+      const marked = (q: string) =>
+        store.searchFull({ query: q }).hits.map((h) => h.snippet.filter((p) => p.hit).map((p) => p.text))
+      expect(marked('heat*')).toEqual([['heater', 'heatmap']])
+      expect(marked('heater')).toEqual([['heater']])
+      expect(marked('heater OR theater')).toEqual([['theater', 'heater']])
+      expect(marked('"theater heater"')).toEqual([['theater heater']])
+      // substring terms (CJK, symbols) are marked wherever they are
+      expect(marked('東京')).toEqual([['東京']])
+      expect(marked('$100')).toEqual([['$100']])
+      expect(marked('tow*')).toEqual([['tower']])
+    } finally {
+      store.close()
+    }
+  })
+
   it('rest on a fold that keeps every character the length it had', () => {
     const longer: string[] = []
     for (let cp = 0; cp <= 0x10ffff; cp++) {

@@ -43,6 +43,8 @@ function once(rows: Row[]): () => Map<number, string> {
 /** Text FTS5's word index cannot answer: CJK runs (no spaces between words), emoji, symbols. */
 const SUBSTRING =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{S}\p{Extended_Pictographic}]/u
+/** Whether a term is matched as a substring (CJK, emoji, symbols) rather than as a word or word prefix. */
+export const matchedAsSubstring = (text: string): boolean => SUBSTRING.test(text)
 
 type Source = 'word' | 'trigram' | 'short' | 'scan'
 const SCANNED = "COALESCE(m.content, '') || ' ' || COALESCE(m.tool_name, '')"
@@ -53,7 +55,9 @@ const columnText = (columns: string[]) => columns.map((c) => `COALESCE(m."${c}",
 function condition(n: Node, src: (t: Term) => Source, params: string[]): string {
   if (n.kind === 'term') {
     const s = src(n)
-    if (s === 'scan') return toInstr(n, SCANNED, params, columnText)
+    // a short term in a tree that is scanned anyway is read by the same scan (the trigram index holds no 1–2
+    // character term: `東京 OR tool_calls:東京タワー` found nothing at all)
+    if (s === 'scan' || s === 'short') return toInstr(n, SCANNED, params, columnText)
     const table = s === 'word' ? 'messages_fts' : 'messages_fts_trigram'
     params.push(matchTerm(n, s === 'word'))
     return `m.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`
@@ -373,7 +377,10 @@ export function matchRows(
       if (compressed) continued.add(id)
     }
   }
-  const by = (s: Source) => [...new Set(terms.filter((t) => src(t) === s).map((t) => t.text))]
+  // in a scanned tree, the short terms were read by the scan too (condition)
+  const scanned = sources.has('scan')
+  const answeredBy = (t: Term): Source => (scanned && src(t) === 'short' ? 'scan' : src(t))
+  const by = (s: Source, of = terms) => [...new Set(of.filter((t) => answeredBy(t) === s).map((t) => t.text))]
   const notes: string[] = []
   if (nearRead.length)
     notes.push(
@@ -381,15 +388,28 @@ export function matchRows(
     )
   if (by('trigram').length) notes.push(`substring match (trigram index) for ${by('trigram').join(', ')}`)
   if (by('short').length) notes.push(`substring match (Caduceus's short-text index) for ${by('short').join(', ')}`)
-  if (by('scan').length) {
+  // a 3+ character term scanned where the trigram index is: its column filter names a column that index lacks
+  const noColumn = (t: Term) => trigram && chars(t.text) >= 3 && !trigramCan(t)
+  const columned = by(
+    'scan',
+    terms.filter((t) => SUBSTRING.test(t.text) && noColumn(t))
+  )
+  if (columned.length) notes.push(`complete scan for ${columned.join(', ')} (a column the trigram index does not have)`)
+  const rest = by(
+    'scan',
+    terms.filter((t) => !(SUBSTRING.test(t.text) && noColumn(t)))
+  )
+  if (rest.length) {
     const why = !trigram
       ? 'this home has no trigram index'
       : short === null
         ? "shorter than 3 characters; Caduceus's short-text index is not built here"
         : !shortUsable
           ? `shorter than 3 characters; Caduceus's short-text index is ${short.behind} rows behind`
-          : 'shorter than 3 characters'
-    notes.push(`complete scan for ${by('scan').join(', ')} (${why})`)
+          : by('short').length === 0 && terms.some((t) => src(t) === 'short')
+            ? 'read with the rest of the query, which is scanned'
+            : 'shorter than 3 characters'
+    notes.push(`complete scan for ${rest.join(', ')} (${why})`)
   }
   return {
     ids,

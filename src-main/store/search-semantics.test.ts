@@ -119,6 +119,14 @@ describe('search semantics', () => {
     expect(sessionsOf(search(reg, 'tool_name:東京'))).toEqual([])
     expect(sessionsOf(search(reg, 'content:°C'))).toEqual(['tools'])
     expect(sessionsOf(search(reg, 'NEAR(東京 21)'))).toEqual(['tools'])
+    // a short term beside one the trigram index cannot take (a column it lacks): the one scan reads both, and
+    // OR never finds less than its sides (the short term went to the trigram index, which holds no 2 characters)
+    const either = search(reg, '東京 OR tool_calls:東京タワー')
+    expect(sessionsOf(either)).toEqual(['jp', 'tools'])
+    expect(either.fallback).toBe(
+      'Not a word search: complete scan for 東京タワー (a column the trigram index does not have); complete scan for 東京 (read with the rest of the query, which is scanned).'
+    )
+    expect(sessionsOf(search(reg, '°C OR {tool_calls}:東京タワー'))).toEqual(['tools'])
     reg.closeAll()
   })
 

@@ -9,7 +9,14 @@ import type { messages, sessions } from './schema'
 import { displayContent } from './content-codec'
 import type { HomeShape } from './shape'
 import { parseQuery, positiveTerms, toInstr, type Term } from './search-query'
-import { listed, matchRows, sessionConditions, type Matches, type SearchFilters } from './search-match'
+import {
+  listed,
+  matchRows,
+  matchedAsSubstring,
+  sessionConditions,
+  type Matches,
+  type SearchFilters
+} from './search-match'
 import { chainTips } from './lineage'
 import { ChainCopies } from './search-chain'
 import { foldCase } from './fold'
@@ -45,6 +52,35 @@ export interface SearchOutcome {
   fallback?: string
 }
 
+/** A character FTS5's unicode61 tokenizer keeps inside a word (letters, digits, their marks, private use). */
+const WORD_CHAR = /[\p{L}\p{N}\p{M}\p{Co}]/u
+const wordCharBefore = (s: string, at: number) => {
+  if (at <= 0) return false
+  const cp = s.codePointAt(at - 1)!
+  // the preceding character may be the low half of a surrogate pair
+  const ch = cp >= 0xdc00 && cp <= 0xdfff && at >= 2 ? String.fromCodePoint(s.codePointAt(at - 2)!) : s[at - 1]!
+  return WORD_CHAR.test(ch)
+}
+const wordCharAt = (s: string, at: number) => at < s.length && WORD_CHAR.test(String.fromCodePoint(s.codePointAt(at)!))
+
+/**
+ * Where `needle` matches in `folded` as the search matched it: anywhere for substring text (CJK, emoji, symbols);
+ * for a word or phrase, only at word boundaries — `heat*` starts a word (marking the whole word: heater, not the
+ * "heat" inside "theater"), `heat` is the whole word.
+ */
+function* occurrences(folded: string, needle: { text: string; word: boolean; prefix: boolean }) {
+  const n = needle.text
+  for (let at = folded.indexOf(n); at >= 0; at = folded.indexOf(n, at + 1)) {
+    let end = at + n.length
+    if (needle.word) {
+      if (wordCharBefore(folded, at)) continue
+      if (needle.prefix) while (wordCharAt(folded, end)) end += folded.codePointAt(end)! > 0xffff ? 2 : 1
+      else if (wordCharAt(folded, end)) continue
+    }
+    yield [at, end] as [number, number]
+  }
+}
+
 /**
  * Snippet parts from `text` around the first occurrence of any term, matched caseless as the search matches. The
  * folded text is searched and its positions used on `text`: `foldCase` keeps every character's length, where
@@ -52,19 +88,25 @@ export interface SearchOutcome {
  */
 export function snippetOf(text: string, terms: Term[], radius = 60): Array<{ text: string; hit: boolean }> {
   const folded = foldCase(text)
-  const needles = [...new Set(terms.map((t) => foldCase(t.text)).filter(Boolean))]
+  const seen = new Set<string>()
+  const needles = terms
+    .map((t) => ({ text: foldCase(t.text), word: !matchedAsSubstring(t.text), prefix: t.prefix }))
+    .filter((n) => n.text && !seen.has(`${n.word}${n.prefix}${n.text}`) && seen.add(`${n.word}${n.prefix}${n.text}`))
   let first = -1
   for (const n of needles) {
-    const at = folded.indexOf(n)
+    const at = occurrences(folded, n).next().value?.[0] ?? -1
     if (at >= 0 && (first < 0 || at < first)) first = at
   }
   const start = first < 0 ? 0 : Math.max(0, first - radius)
   const end = Math.min(text.length, (first < 0 ? 0 : first) + radius * 2)
   const slice = text.slice(start, end)
-  const sl = folded.slice(start, end)
   const marks: Array<[number, number]> = []
+  // boundaries are judged on the whole text: a word cut by the window's edge is not a word start
   for (const n of needles)
-    for (let at = sl.indexOf(n); at >= 0; at = sl.indexOf(n, at + n.length)) marks.push([at, at + n.length])
+    for (const [a, b] of occurrences(folded, n)) {
+      if (a >= end) break
+      if (a >= start) marks.push([a - start, Math.min(b, end) - start])
+    }
   marks.sort((a, b) => a[0] - b[0])
   const parts: Array<{ text: string; hit: boolean }> = []
   if (start > 0) parts.push({ text: '…', hit: false })

@@ -4,10 +4,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MessagePage, SessionDetail, SessionSummary } from '@shared/contract'
 import { SessionStore } from './index'
-import { parseJsonlChunked } from './session-import'
+import { importBatch, parseJsonlChunked } from './session-import'
 import { toMarkdown } from './session-transfer'
 
 describe('parseJsonlChunked', () => {
@@ -31,6 +32,49 @@ describe('parseJsonlChunked', () => {
     expect(parsed.records[1999]!.line).toBe(2000)
     expect(parsed.errors).toEqual([{ id: 'line 2001', line: 2001, reason: expect.stringContaining('invalid JSON') }])
     expect(ticks).toBeGreaterThan(0) // without a yield the loop never turns before the parse resolves
+  })
+})
+
+describe('importBatch', () => {
+  it('looks at the clock between long messages, not only every 40 rows', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cad-import-steps-'))
+    try {
+      const path = join(dir, 'state.db')
+      const store = new SessionStore(path, { profile: 'default' })
+      await store.createSession('seed', 'cli') // the file and its schema
+      store.close()
+      const db = new Database(path)
+      // three 70,000-character messages: each alone is several ms in the FTS triggers, all three were one block
+      const long = 'word '.repeat(14_000)
+      const ordered = [
+        {
+          line: 1,
+          rec: {
+            id: 'long',
+            source: 'cli',
+            messages: Array.from({ length: 3 }, () => ({ role: 'user', content: long }))
+          }
+        }
+      ]
+      const room = { sessions: 10, rows: 1000, empty: true }
+      const written = () =>
+        db.prepare("SELECT count(*) FROM messages WHERE session_id = 'long'").pluck().get() as number
+      db.exec('BEGIN IMMEDIATE')
+      // a zero budget: every slice ends at the first pause, so each slice is one step of the writer
+      let slice = importBatch(db, ordered, 0, room, 0)
+      const perSlice = [written()]
+      while (slice.inProgress) {
+        slice = importBatch(db, ordered, slice.next, room, 0, slice.inProgress)
+        perSlice.push(written() - perSlice.reduce((a, b) => a + b, 0))
+      }
+      expect(slice.landed).toEqual(['long'])
+      expect(written()).toBe(3)
+      expect(Math.max(...perSlice)).toBe(1)
+      db.exec('ROLLBACK')
+      db.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -253,11 +253,21 @@ export interface BatchReport {
 export interface SessionInProgress {
   id: string
   line: number
-  steps: Generator<void, SessionCounts, void>
+  steps: Generator<number | undefined, SessionCounts, void>
 }
 
 /** Rows of one session written between two looks at the clock: ~3 ms at upstream's ~75 µs of indexing a message. */
 const ROWS_PER_STEP = 40
+/**
+ * Text written between two looks at the clock, whatever the number of rows: indexing runs at ~10 characters per µs
+ * (a 480 KB message alone is ~35–60 ms in the FTS triggers), so forty long messages were one block of the loop.
+ */
+const CHARS_PER_STEP = 64_000
+const textSize = (row: Record<string, unknown>) => {
+  let n = 0
+  for (const v of Object.values(row)) if (typeof v === 'string') n += v.length
+  return n
+}
 const SAVEPOINT = 'cad_import_session'
 
 /**
@@ -290,7 +300,7 @@ export function importBatch(
   const drive = (): boolean => {
     const { id, line, steps } = inProgress!
     for (;;) {
-      let step: IteratorResult<void, SessionCounts>
+      let step: IteratorResult<number | undefined, SessionCounts>
       try {
         step = steps.next()
       } catch (err) {
@@ -310,7 +320,9 @@ export function importBatch(
         inProgress = null
         return true
       }
-      if (performance.now() - began >= budgetMs) return false
+      // a long message coming (the step paused before it, saying its size) starts a slice of its own
+      const spent = performance.now() - began
+      if (spent >= budgetMs || (step.value !== undefined && spent > 1)) return false
     }
   }
   if (inProgress && !drive()) return { ...report, rows: 0, full: false, inProgress }
@@ -354,14 +366,15 @@ interface SessionCounts {
 
 /**
  * One session with its messages (inside the batch's savepoint), written as it is driven: it pauses every
- * ROWS_PER_STEP messages so the caller can look at the clock. Its counts are its return value.
+ * ROWS_PER_STEP messages or CHARS_PER_STEP characters so the caller can look at the clock, and before a long
+ * message with that message's size (the caller gives it a slice of its own). Its counts are its return value.
  */
 function* importSession(
   db: Database.Database,
   id: string,
   rec: Record<string, unknown>,
   cols: { sessions: Set<string>; messages: Set<string>; prompts: boolean }
-): Generator<void, SessionCounts, void> {
+): Generator<number | undefined, SessionCounts, void> {
   const { sessions: sessionCols, messages: messageCols, prompts } = cols
   const ignored: Record<string, number> = {}
   for (const k of Object.keys(rec)) if (!sessionCols.has(k) && !SESSION_EXTRAS.has(k)) count(ignored, k)
@@ -418,14 +431,30 @@ function* importSession(
   insertRow(db, 'sessions', sessionCols, row)
   // v31 identity as upstream's import keeps it: the uids the export carries, the missing ones minted and paired
   const identity = hasIdentity(messageCols) ? new MessageIdentity() : null
-  let written = 0
+  // A pause (the caller looks at the clock) every ROWS_PER_STEP rows or CHARS_PER_STEP characters, and before a row
+  // that would carry a step past that much text: a long message starts a step of its own, never ends a full one.
+  let rows = 0
+  let chars = 0
+  let fresh = false // just paused: a session's first row follows whatever the slice wrote before it
   for (const { m, active } of raw) {
-    insertRow(db, 'messages', messageCols, {
+    const msg = {
       ...messageRow(m, active, started),
       ...identity?.next(String(m.role), m.tool_calls, m.tool_call_id, m, active),
       session_id: id
-    })
-    if (++written % ROWS_PER_STEP === 0) yield
+    }
+    const size = textSize(msg)
+    if (!fresh && chars + size > CHARS_PER_STEP) {
+      yield size
+      rows = chars = 0
+    }
+    insertRow(db, 'messages', messageCols, msg)
+    fresh = false
+    chars += size
+    if (++rows >= ROWS_PER_STEP || chars >= CHARS_PER_STEP) {
+      yield
+      rows = chars = 0
+      fresh = true
+    }
   }
   // a NUL in any indexed column (content, tool_name, tool_calls): indexed as upstream's SQLite indexes it
   normalizeNulRows(db, nulMessageIds(db, [id]))

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { StoreRegistry } from './index'
 import { makeHome, upstream } from './test-fixtures/homes'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
-import { isShortTerm } from './short-index'
+import { isShortTerm, shortIndexStep } from './short-index'
 
 afterAll(() => cleanupTempDirs())
 
@@ -32,6 +32,31 @@ describe('short-text index', () => {
     expect(isShortTerm('🚀')).toBe(true)
     expect(isShortTerm('東京タ')).toBe(false) // 3 characters: the trigram index's
     expect(isShortTerm('a東')).toBe(false) // a letter FTS5 splits: not a gram of any run
+  })
+
+  it('a catch-up step looks at its budget after every row, not after a whole batch of them', () => {
+    const path = makeHome(tempDir(), 21)
+    const raw = new Database(path)
+    try {
+      const up = upstream(raw, 21)
+      up.createSession('s')
+      for (const text of ['東京で会議', '大阪 🚀', '京都の寺']) up.append('s', 'user', text)
+      const ids = raw.prepare('SELECT id FROM messages ORDER BY id').pluck().all() as number[]
+      const indexedTo = () => raw.prepare("SELECT v FROM cad_short_grams_state WHERE k = 'indexed_to'").pluck().get()
+      // a spent budget: one row per step (at least one, so it always moves on), never the whole batch
+      shortIndexStep(raw, 0)
+      expect(indexedTo()).toBe(ids[0])
+      shortIndexStep(raw, 0)
+      expect(indexedTo()).toBe(ids[1])
+      shortIndexStep(raw)
+      expect(indexedTo()).toBe(ids[2])
+      expect(raw.prepare("SELECT message_id FROM cad_short_grams WHERE gram = '京'").pluck().all()).toEqual([
+        ids[0],
+        ids[2]
+      ])
+    } finally {
+      raw.close()
+    }
   })
 
   it('never-written home scans; Caduceus writes build it; other programs’ inserts and deletes are caught up', async () => {

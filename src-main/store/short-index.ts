@@ -24,7 +24,7 @@ const T = 'cad_short_grams'
 const S = 'cad_short_grams_state'
 /** Behind by more rows than this, a search scans everything rather than the index plus a long tail. */
 export const STALE_ROWS = 50_000
-const CHUNK = 5_000
+const CHUNK = 250
 /**
  * Message ids whose grams one write checks for deleted messages (the windows cycle through the whole index).
  * Small on purpose: this rides on every Caduceus write (a turn's appends among them), and grams of a deleted
@@ -93,14 +93,21 @@ export function shortIndexStep(db: Database.Database, budgetMs = 15): void {
     const put = stmt(db, `INSERT OR IGNORE INTO main.${T} (gram, message_id) VALUES (?, ?)`)
     const t0 = performance.now()
     let to = get('indexed_to')
+    // The clock is read after every row, not every batch: rows are not all small (an imported 400 KB message is
+    // ~10 ms of grams), and a batch of them was one long block of the write it rides on.
+    let over = false
     for (;;) {
       const batch = rows.all(to)
       for (const [id, text] of batch) {
         if (RUN.test(text)) for (const g of gramsOf(text)) put.run(g, id)
         to = id
+        if (performance.now() - t0 > budgetMs) {
+          over = true
+          break
+        }
       }
       set.run(to, 'indexed_to')
-      if (batch.length < CHUNK || performance.now() - t0 > budgetMs) break
+      if (over || batch.length < CHUNK) break
     }
     const purged = get('purged_to')
     const start = purged >= to || to <= PURGE_WINDOW ? 0 : purged

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { SessionStore } from '../../store'
-import { formatSessionList, formatSessionShow } from './format'
+import { formatSearch, formatSessionList, formatSessionShow } from './format'
 
 it('lists a session whose last message is dated past year 275760', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cad-cli-format-'))
@@ -45,6 +45,35 @@ it('prints a session without usage as "—" and one message in the singular', as
     expect(list).toMatch(/ one +1 msg +— +hello$/)
     const show = formatSessionShow(store.getSessionDetail('one')!, [])
     expect(show.split('\n')[1]).toBe('source cli · model ? · 1 message · —')
+  } finally {
+    store.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+// Message text is anyone's (a chat user, a fetched page, a model): printed raw, an ESC sequence in it drives the
+// terminal (colours, window title, OSC 52 clipboard writes). The text output shows control characters as symbols.
+it('prints control characters in message text as visible symbols, never raw to the terminal', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cad-cli-format-'))
+  const store = new SessionStore(join(dir, 'state.db'), { profile: 'default' })
+  try {
+    const evil = 'pay \u001b]52;c;ZXZpbA==\u0007now\u001b[2J ctrl\u0001\u009b31m\u007f\tend'
+    const line = JSON.stringify({
+      id: 'esc',
+      source: 'cli',
+      started_at: 1700000000,
+      messages: [{ role: 'user', content: evil }]
+    })
+    await store.importJsonl(line, 10)
+    const list = formatSessionList(store.listSessions({ limit: 10 }).items)
+    const detail = store.getSessionDetail('esc')!
+    const show = formatSessionShow(detail, store.getMessages({ sessionId: 'esc' }).items)
+    const search = formatSearch(store.search({ query: 'ctrl' }).map((h) => ({ ...h, profile: 'default' })))
+    for (const text of [list, show, search]) {
+      expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/)
+      expect(text).toContain('pay ␛]52;c;ZXZpbA==␇now␛[2J')
+    }
+    expect(show).toContain('ctrl␁\ufffd31m␡\tend')
   } finally {
     store.close()
     rmSync(dir, { recursive: true, force: true })

@@ -19,8 +19,24 @@ const money = (s: SessionSummary) =>
 /** "1 message", "2 messages" (the list's column says "1 msg " beside "2 msgs", keeping its width). */
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`
 
+/**
+ * Text others wrote (a chat message, a web page a tool fetched, a model's reply) as a terminal shows it: control
+ * characters but the newline and the tab become their visible symbols (ESC as ␛), so no message can send the
+ * terminal an escape sequence — recolour or hide what follows, retitle the window, write the clipboard (OSC 52).
+ * C1 controls (U+0080–U+009F, 8-bit CSI among them) become U+FFFD.
+ */
+const terminalSafe = (text: string) =>
+  text.replace(/[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f]/g, (c) => {
+    const code = c.charCodeAt(0)
+    return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? '\u2421' : '\ufffd'
+  })
+
 export function formatSessionList(items: SessionSummary[]): string {
   if (!items.length) return '(no sessions)'
+  return terminalSafe(listLines(items))
+}
+
+function listLines(items: SessionSummary[]): string {
   return items
     .map(
       (s) =>
@@ -60,6 +76,10 @@ function resultLines(m: Message, tool: string | null, indent: string): string[] 
 }
 
 export function formatSessionShow(detail: SessionDetail, messages: Message[]): string {
+  return terminalSafe(showLines(detail, messages))
+}
+
+function showLines(detail: SessionDetail, messages: Message[]): string {
   const s = detail.summary
   const head = [
     `${s.title ?? '(untitled)'} — ${s.id} [${s.profile}]`,
@@ -101,10 +121,12 @@ export function formatSessionShow(detail: SessionDetail, messages: Message[]): s
 
 export function formatSearch(hits: SearchHit[]): string {
   if (!hits.length) return '(no matches)'
-  return hits
-    .map(
-      (h) =>
-        `${h.profile}/${h.sessionId}#${h.messageId} [${h.role}] ${h.snippet.map((p) => (p.hit ? `[${p.text}]` : p.text)).join('')}`
-    )
-    .join('\n')
+  return terminalSafe(
+    hits
+      .map(
+        (h) =>
+          `${h.profile}/${h.sessionId}#${h.messageId} [${h.role}] ${h.snippet.map((p) => (p.hit ? `[${p.text}]` : p.text)).join('')}`
+      )
+      .join('\n')
+  )
 }
