@@ -238,6 +238,37 @@ describe('untitled previews', () => {
       home.close()
     }
   })
+
+  it('a long first message reads as the whole flattened text would, whatever whitespace sits where', async () => {
+    const home = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
+    // the rule in full: the first 600 characters, whitespace runs as one space, 160 at most
+    const expected = (text: string) => {
+      const flat = text.slice(0, 600).replace(/\s+/g, ' ').trim()
+      return flat.length > 160 ? `${flat.slice(0, 159)}…` : flat || null
+    }
+    const texts = [
+      'word '.repeat(120),
+      `${' '.repeat(200)}${'x'.repeat(50)}${' \n\t '.repeat(40)}${'y'.repeat(200)}`,
+      `${'a'.repeat(150)}${' '.repeat(170)}${'b'.repeat(300)}`, // a whitespace run across the first 320
+      `${'a'.repeat(100)}${'\n'.repeat(219)} ${'c'.repeat(5)}${' '.repeat(400)}`, // flattens to 160 or fewer
+      `${'é😀'.repeat(60)}${'\u00a0\u3000'.repeat(30)}${'z'.repeat(300)}`, // pairs, Unicode spaces
+      `x\ty${' '.repeat(300)}${'n\r'.repeat(200)}`,
+      `${'q'.repeat(158)}😀${'r'.repeat(400)}` // a pair where the preview is cut
+    ]
+    try {
+      for (const [i, content] of texts.entries()) {
+        await home.createSession(`long${i}`, 'cli', { startedAt: at(i) })
+        await home.appendMessage(`long${i}`, { role: 'user', content, timestamp: at(i) + 1 })
+      }
+      const items = home.listSessions({ limit: 20 }).items
+      for (const [i, content] of texts.entries()) {
+        expect(items.find((x) => x.id === `long${i}`)?.preview, `text ${i}`).toBe(expected(content))
+        expect(home.summary(`long${i}`)?.preview, `text ${i}`).toBe(expected(content))
+      }
+    } finally {
+      home.close()
+    }
+  })
 })
 
 describe('getSessionDetail', () => {

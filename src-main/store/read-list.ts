@@ -68,7 +68,7 @@ export function listSessionPage(
   // An id typed into the filter names one session: a compressed part is listed as itself, not hidden behind its tip
   // (ids reach users from upstream's CLI, logs and the Costs page, which count parts separately). With the children
   // filter on every session is a row of its own, compressed parts too, as upstream's include_children lists them.
-  if (!q.idPrefix && !q.includeChildren) where.push(`NOT ${supersededSql('s')}`)
+  if (!q.idPrefix && !q.includeChildren) where.push(NOT_SUPERSEDED)
   // The search's filters, with the list's defaults (archived and child sessions left out unless asked for); the
   // activity walk keeps the planner off the source index (walk in order, stop at a page, no sort of every match).
   const filters = listed({ ...q, archived: q.archived ?? 'exclude', includeChildren: q.includeChildren ?? false })
@@ -104,7 +104,7 @@ export function listSessionPage(
   // literal (an integer clamped above): SQLite 3.53's planner reads a bound LIMIT's value, which marks the
   // statement for a full re-prepare on every bind — ~15% of a list request. The page reaches JS as one JSON text
   // (json-rows.ts): handing its ~3,000 values over one by one cost more than reading them.
-  const rows = rowsViaJson<PageValues>(db, pageSql(activity, where.join(' AND '), limit), PAGE_SELECT.length, args)
+  const rows = rowsViaJson<PageValues>(db, pageSql(activity, where, limit), PAGE_SELECT.length, args)
   inWalkOrder(rows)
   const more = rows.length > limit
   const n = Math.min(rows.length, limit)
@@ -281,17 +281,37 @@ export function sessionSources(db: Database.Database): string[] {
     .map(String)
 }
 
+/** The list's hiding of a superseded compression part, as one string (its hash kept: pageSql's key below). */
+const NOT_SUPERSEDED = `NOT ${supersededSql('s')}`
+
 /**
  * The page's statement text per (index table, filters' SQL, limit): built once, so each request hands the statement
  * cache (and rowsViaJson's wrapper) the same string, whose hash V8 keeps — building ~6 KB of SQL and hashing it
  * anew on every request cost ~30 µs, 5% of a page. Only text is kept here, never a value read from the file.
+ * Found by the numbers of its WHERE parts (`partIds`), not their text: the parts are the same strings each time
+ * (sql.ts builds each once), whose hashes V8 keeps, where their joined text would be a new ~6 KB string to copy and
+ * hash on every request.
  */
 const pageSqls = new Map<string, string>()
-function pageSql(activity: string, where: string, limit: number): string {
-  const key = `${activity} ${limit} ${where}`
+const partIds = new Map<string, number>()
+function pageSql(activity: string, parts: string[], limit: number): string {
+  let key = `${activity} ${limit}`
+  for (const part of parts) {
+    let id = partIds.get(part)
+    if (id === undefined) {
+      if (partIds.size >= 256) {
+        // numbers are reused after this: the statements keyed by the old ones go with them
+        partIds.clear()
+        pageSqls.clear()
+      }
+      partIds.set(part, (id = partIds.size))
+    }
+    key += ` ${id}`
+  }
   let sql = pageSqls.get(key)
   if (sql === undefined) {
     if (pageSqls.size >= 64) pageSqls.clear() // filter combinations (IN-list lengths) could otherwise grow it
+    const where = parts.join(' AND ')
     sql = `SELECT ${PAGE_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')} FROM (
       SELECT ${PAGE_COLS}, a.act AS cad_act, a.started AS cad_started, a.first_user AS cad_first,
         CASE WHEN s.parent_session_id IS NOT NULL THEN ${chainPathSql('s')} END AS cad_chain
