@@ -48,7 +48,19 @@ const upstream = async (path: string, scenario: string, step: number, ops: unkno
   expect(reply.calls).toBe(recorded.calls.length)
   return recorded.answer
 }
-afterAll(() => writer?.stdin.end())
+// The replay ends once its stdin does: waited for, so it is not still closing its homes while the next file runs on
+// this worker (one that hangs is killed).
+afterAll(async () => {
+  const child = writer
+  if (!child || child.exitCode !== null || child.signalCode !== null) return
+  const kill = setTimeout(() => child.kill('SIGKILL'), 10_000)
+  const code = await new Promise<number | string | null>((done) => {
+    child.once('exit', (c, signal) => done(c ?? signal))
+    child.stdin.end()
+  })
+  clearTimeout(kill)
+  expect(code).toBe(0)
+})
 
 afterAll(cleanupTempDirs)
 const newHome = () => tempDir('cad-up-live-')

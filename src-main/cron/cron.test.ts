@@ -386,7 +386,23 @@ describe('scheduler across processes', { timeout: 120_000 }, () => {
         all.push(...(await Promise.all(schedulers.map(tick))).flat())
       expect([...all].sort()).toEqual(ids)
     } finally {
-      for (const s of schedulers) s.child.stdin.end()
+      // Each process ends once its stdin does: waited for here, so none is still shutting down (tsx and all) while the
+      // next test file runs on this worker; one that hangs is killed.
+      const codes = await Promise.all(
+        schedulers.map(
+          ({ child }) =>
+            new Promise<number | string | null>((done) => {
+              if (child.exitCode !== null || child.signalCode !== null) return done(child.exitCode ?? child.signalCode)
+              const kill = setTimeout(() => child.kill('SIGKILL'), 10_000)
+              child.once('exit', (code, signal) => {
+                clearTimeout(kill)
+                done(code ?? signal)
+              })
+              child.stdin.end()
+            })
+        )
+      )
+      expect(codes).toEqual([0, 0, 0])
     }
   })
 })
