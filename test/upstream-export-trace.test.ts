@@ -6,9 +6,8 @@
 import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { parseArgs } from '../src-main/host/cli/args'
 import { runCli } from '../src-main/host/cli/main'
-import { sessions as sessionsCli } from '../src-main/host/cli/sessions'
+import { sessionsCliApart } from './helpers/cli-in-process'
 import { SessionStore } from '../src-main/store'
 import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
 
@@ -31,21 +30,7 @@ beforeAll(() => {
 })
 
 /** `caduceus sessions export <argv> --home H` in-process: its code, stdout and what it printed. */
-async function exportCli(argv: string[]) {
-  const out: string[] = []
-  const log = vi.spyOn(console, 'log').mockImplementation(() => {})
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
-    out.push(String(c))
-    return true
-  })
-  try {
-    const code = await sessionsCli(parseArgs(['sessions', 'export', ...argv, '--home', home]))
-    return { code, stdout: out.join(''), printed: log.mock.calls.map((c) => `${String(c[0])}\n`).join('') }
-  } finally {
-    log.mockRestore()
-    write.mockRestore()
-  }
-}
+const exportCli = (argv: string[]) => sessionsCliApart(home, ['export', ...argv])
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 /** The golden script's normalisation: links as record indexes, per-run values as X; and the fields Caduceus fills

@@ -8,9 +8,8 @@ import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { parseArgs } from '../src-main/host/cli/args'
-import { sessions as sessionsCli } from '../src-main/host/cli/sessions'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sessionsCliApart } from './helpers/cli-in-process'
 import { SessionStore } from '../src-main/store'
 import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
 import { STOPPED_REPLY } from '../shared/contract/stopped-turn'
@@ -61,22 +60,7 @@ beforeAll(() => {
 })
 
 /** `caduceus sessions <argv> --home H` through the CLI's own entry: what went to stdout, and what it printed. */
-async function caduceus(argv: string[], at = home) {
-  const out: string[] = []
-  const log = vi.spyOn(console, 'log').mockImplementation(() => {})
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
-    out.push(String(c))
-    return true
-  })
-  try {
-    const code = await sessionsCli(parseArgs(['sessions', ...argv, '--home', at]))
-    const printed = log.mock.calls.map((c) => `${String(c[0])}\n`).join('')
-    return { code, stdout: out.join(''), printed }
-  } finally {
-    log.mockRestore()
-    write.mockRestore()
-  }
-}
+const caduceus = (argv: string[], at = home) => sessionsCliApart(at, argv)
 const jsonl = (text: string) =>
   text
     .split('\n')

@@ -3,7 +3,9 @@
 // writes to the process's streams are both caught, so "stdout holds only the reply" is checked as on a child's stdout.
 import { format } from 'node:util'
 import { vi } from 'vitest'
+import { parseArgs } from '../../src-main/host/cli/args'
 import { runCli } from '../../src-main/host/cli/main'
+import { sessions as sessionsCli } from '../../src-main/host/cli/sessions'
 
 export async function cliInProcess(
   home: string,
@@ -32,5 +34,28 @@ export async function cliInProcess(
     return { code, stdout: out.join(''), stderr: err.join('') }
   } finally {
     for (const s of spies) s.mockRestore()
+  }
+}
+
+/**
+ * `caduceus sessions <argv> --home H` through the sessions verb itself, its two outputs apart: what went straight to
+ * stdout (an export's records) and what it printed through the console (the lines a person reads).
+ */
+export async function sessionsCliApart(
+  home: string,
+  argv: string[]
+): Promise<{ code: number; stdout: string; printed: string }> {
+  const out: string[] = []
+  const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
+    out.push(String(c))
+    return true
+  })
+  try {
+    const code = await sessionsCli(parseArgs(['sessions', ...argv, '--home', home]))
+    return { code, stdout: out.join(''), printed: log.mock.calls.map((c) => `${String(c[0])}\n`).join('') }
+  } finally {
+    log.mockRestore()
+    write.mockRestore()
   }
 }

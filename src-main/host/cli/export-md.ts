@@ -13,17 +13,11 @@ import type { Host } from '../compose'
 import { redactRecord } from '../services'
 import * as mdFiles from './export-md-files'
 import { call } from './call'
+import type { ExportChoice } from './export-trace-cli'
 
 type Rec = Record<string, unknown>
-export interface MdExport {
+export interface MdExport extends ExportChoice {
   fmt: 'md' | 'qmd'
-  profile: string
-  output: string | undefined
-  sessionId: string | undefined
-  /** The filter's selection, or null when no filter was given. */
-  ids: string[] | null
-  lineage: boolean
-  redact: boolean
   force: boolean
   deleteAfterVerified: boolean
   yes: boolean

@@ -13,7 +13,8 @@ import { CaduceusError } from '@shared/contract'
 import type { Host } from '../compose'
 import { redactRecord, traceJsonl } from '../services'
 
-export interface TraceExport {
+/** What every per-session export format is asked: which profile, where to, which sessions, and how. */
+export interface ExportChoice {
   profile: string
   output: string | undefined
   sessionId: string | undefined
@@ -23,7 +24,7 @@ export interface TraceExport {
   redact: boolean
 }
 
-export async function exportTrace(host: Host, o: TraceExport, write: (s: string) => Promise<void>): Promise<number> {
+export async function exportTrace(host: Host, o: ExportChoice, write: (s: string) => Promise<void>): Promise<number> {
   const store = host.stores.get(o.profile)
   const render = (id: string): string => {
     const [rec] = [...store.exportSessions({ sessionId: id, lineage: o.lineage })]

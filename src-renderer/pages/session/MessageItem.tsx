@@ -210,6 +210,19 @@ function SummaryFold({ text, terms, cut }: { text: string; terms: string[] | und
   )
 }
 
+/** A message's role and time, and what else its head shows (`children`). */
+function MessageHead({ m, children }: { m: Pick<Message, 'role' | 'timestamp'>; children?: ReactNode }) {
+  return (
+    <div className="msg-head">
+      <span className="msg-role">{m.role}</span>
+      <time className="muted" title={formatDateTime(m.timestamp)}>
+        {messageTime(m.timestamp)}
+      </time>
+      {children}
+    </div>
+  )
+}
+
 /** A message's own words: a user's as typed, anyone else's as Markdown. */
 function MessageBody({ role, text, terms }: { role: string; text: string; terms: string[] | undefined }) {
   return (
@@ -251,12 +264,7 @@ export const MessageItem = memo(function MessageItem({
         what={unread}
         shell={(children) => (
           <div className={cls} {...common}>
-            <div className="msg-head">
-              <span className="msg-role">{m.role}</span>
-              <time className="muted" title={formatDateTime(m.timestamp)}>
-                {messageTime(m.timestamp)}
-              </time>
-            </div>
+            <MessageHead m={m} />
             {children}
           </div>
         )}
@@ -340,11 +348,7 @@ export const MessageItem = memo(function MessageItem({
   }
   return (
     <div className={cls} {...common}>
-      <div className="msg-head">
-        <span className="msg-role">{m.role}</span>
-        <time className="muted" title={formatDateTime(m.timestamp)}>
-          {messageTime(m.timestamp)}
-        </time>
+      <MessageHead m={m}>
         {m.finishReason && !['stop', 'tool_calls', 'end_turn', 'tool_use'].includes(m.finishReason) && (
           <span className="badge badge-warn">{m.finishReason}</span>
         )}
@@ -354,7 +358,7 @@ export const MessageItem = memo(function MessageItem({
           </span>
         )}
         {m.compacted && <CompactedBadge />}
-      </div>
+      </MessageHead>
       {m.reasoning && <Reasoning text={m.reasoning} />}
       {merged && m.contentBytes !== undefined ? (
         // cut by the host: the kept words and the summary's start, and "Show all" under the summary for the rest
