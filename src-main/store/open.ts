@@ -156,6 +156,32 @@ function emptySchema(binding: string | undefined): Database.Database {
   return mem
 }
 
+/**
+ * A home with no state.db (yet): empty tables in memory, `pending` until the first write creates the file — or until
+ * the store sees one appear at the path and opens it (session-store.ts syncFile).
+ */
+export function noFileYet(path: string, opts: OpenOptions = {}): StateDb {
+  const sqlite = emptySchema(opts.nativeBinding)
+  const shape = detectShape(sqlite)
+  return {
+    path: resolve(path),
+    readonly: opts.readonly === true,
+    sqlite,
+    orm: drizzle(sqlite, { schema }),
+    journalMode: 'none',
+    reconcile: null,
+    missing: [],
+    shape,
+    notice: null,
+    pending: true,
+    writable: false,
+    reconciled: false,
+    fileId: null,
+    journalConfig: opts,
+    nativeBinding: opts.nativeBinding
+  }
+}
+
 export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
   const file = resolve(path)
   const readonly = opts.readonly === true
@@ -168,27 +194,7 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
   }
   if (!at && readonly) throw new UnreadableStateDbError(file, 'no such file')
   // An empty file is no database yet (another program is just creating it): like no file, until the first write.
-  if (!at || (at.size === 0 && !readonly)) {
-    const sqlite = emptySchema(opts.nativeBinding)
-    const shape = detectShape(sqlite)
-    return {
-      path: file,
-      readonly,
-      sqlite,
-      orm: drizzle(sqlite, { schema }),
-      journalMode: 'none',
-      reconcile: null,
-      missing: [],
-      shape,
-      notice: null,
-      pending: true,
-      writable: false,
-      reconciled: false,
-      fileId: null,
-      journalConfig: opts,
-      nativeBinding: opts.nativeBinding
-    }
-  }
+  if (!at || (at.size === 0 && !readonly)) return noFileYet(file, opts)
   let sqlite: Database.Database
   // Taken before connecting: a rename over the path right after makes the next check see a change, never miss one.
   const fileId = at.id

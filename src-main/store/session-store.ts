@@ -20,6 +20,7 @@ import {
   beginWriteTx,
   endWriteTx,
   fileAt,
+  noFileYet,
   openImportConnection,
   openStateDb,
   prepareForWrite,
@@ -177,6 +178,7 @@ export class SessionStore {
   private readonly handle: StateDb
   private listeners = new Set<LocalChangeListener>()
   private closers = new Set<() => void>()
+  private movers = new Set<() => void>()
   private pending = new Set<string>()
   private depth = 0
   /**
@@ -313,6 +315,20 @@ export class SessionStore {
     }
   }
 
+  /**
+   * Runs `fn` right before the store opens a replacement file beside the old file's -wal/-shm (upstream's snapshot
+   * restore leaves them): the two files then share one -shm, and POSIX drops every lock this process holds on it when
+   * any of its descriptors on it closes — a handle on the old file closed after the new file's connection opened
+   * would leave that connection without its locks (another program would then take itself for the -shm's only user
+   * and truncate and rebuild it under this process's mapping). So every handle on the old file goes first.
+   */
+  beforeMove(fn: () => void): () => void {
+    this.movers.add(fn)
+    return () => {
+      this.movers.delete(fn)
+    }
+  }
+
   onLocalChange(fn: LocalChangeListener): () => void {
     this.listeners.add(fn)
     return () => {
@@ -414,7 +430,8 @@ export class SessionStore {
       return 'same'
     }
     const change: FileChange = id === null ? 'deleted' : h.pending ? 'appeared' : 'replaced'
-    if (change === 'replaced' && sidecars.some((s, i) => s !== undefined && s === this.sidecars[i])) {
+    const sharedSidecars = change === 'replaced' && sidecars.some((s, i) => s !== undefined && s === this.sidecars[i])
+    if (sharedSidecars) {
       // The old file's -wal/-shm are still beside the new one: opening now would read the old file's WAL over the
       // new file, and a close could checkpoint it into it. So the old WAL's frames go into the old file and the log is
       // emptied at once, before anyone writes to the new file through those same -wal/-shm (upstream's snapshot
@@ -434,6 +451,15 @@ export class SessionStore {
     this.oldWalEmptied = false
     this.staleSince = null
     const old = h.sqlite
+    let placeholder: StateDb | null = null
+    if (sharedSidecars) {
+      // Every handle of this process on the old file closes before the new file's connection opens (beforeMove).
+      // Should the new file not open now, the store is a home without state.db until it does (the next look opens it).
+      for (const fn of this.movers) fn()
+      this.closeQuietly(old)
+      Object.assign(h, (placeholder = noFileYet(this.path, this.openOpts)))
+      this.countersStmt = null
+    }
     // openStateDb reads the path again: a second swap since the stat above just shows up as the next change.
     const fresh = openStateDb(this.path, this.openOpts)
     if (change === 'appeared' && !fresh.shape.tables.has('sessions')) {
@@ -448,12 +474,17 @@ export class SessionStore {
     this.readBusyMs = Number(h.sqlite.pragma('busy_timeout', { simple: true })) || 0
     // SQLite sees the old file was unlinked or moved and neither checkpoints it nor deletes the -wal by name
     // (which would now be the new file's): closing it only drops the old inode.
+    this.closeQuietly(old)
+    if (placeholder) this.closeQuietly(placeholder.sqlite)
+    return change
+  }
+
+  private closeQuietly(db: Database.Database): void {
     try {
-      old.close()
+      if (db.open) db.close()
     } catch {
       /* already closed */
     }
-    return change
   }
 
   /** First write of this open: file + WAL (outside the transaction); a swapped connection drops cached statements. */

@@ -2,7 +2,7 @@
 // the file deleted outright, or a state.db another process creates in a profile folder that had none. The store
 // and its watcher must follow the path — never keep serving (or writing to) the unlinked inode.
 import Database from 'better-sqlite3'
-import { execFile } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import { readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
@@ -55,6 +55,20 @@ function deletedOpen(): string[] {
   } catch {
     return [] // no /proc/self/fd (not Linux): nothing to count
   }
+}
+
+/**
+ * Which process holds a lock on byte 128 of an -shm (SQLite's unix VFS takes a shared lock there for as long as a
+ * connection uses the -shm), asked of the kernel (F_GETLK) from another process; 0 when none does.
+ */
+function shmUserLockHolder(shm: string): number {
+  const probe = [
+    'import fcntl, os, struct, sys',
+    'fd = os.open(sys.argv[1], os.O_RDWR)',
+    "t, _, _, _, pid = struct.unpack('hhqqi', fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack('hhqqi', fcntl.F_WRLCK, 0, 128, 1, 0)))",
+    'print(0 if t == fcntl.F_UNLCK else pid)'
+  ].join('\n')
+  return Number(execFileSync('/usr/bin/python3', ['-c', probe, shm], { encoding: 'utf8' }).trim())
 }
 
 /** A live home with sessions `a` and `b`, and a backup of the same profile holding `a` (retitled) and `c`. */
@@ -120,6 +134,11 @@ describe('a state.db replaced, deleted or created under a live store', () => {
     expect(store.getSession('c')!.messageCount).toBe(1)
     await store.setTitle('c', 'renamed after the restore')
     expect(readFresh(path)).toEqual({ a: 'from the backup', c: 'renamed after the restore' })
+    // Both files use that one -shm. This process still holds its lock on it (the one every connection using the -shm
+    // holds): a handle on the old file closed after the new file's connection opened would have dropped it (POSIX),
+    // and the next program to open the file would take itself for the -shm's only user and truncate it under this
+    // process's mapping.
+    expect(shmUserLockHolder(`${path}-shm`)).toBe(process.pid)
   })
 
   it('a write that comes before any check goes to the restored file, not the unlinked one', async () => {

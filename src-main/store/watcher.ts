@@ -97,6 +97,8 @@ export class SessionWatcher {
   private delegations = new Map<string, { print: string; parent: string | null }>()
   private changedDelegations: DelegationsChanged['delegations'] = []
   private unsubscribe: (() => void) | null = null
+  /** Unregisters this watcher's SessionStore.beforeMove hook on the file it is installed on. */
+  private leaveOnMove: (() => void) | null = null
   /**
    * Counters for tests and the bench: version changes seen vs callbacks emitted; `rowDiffs`: diffs that compared only
    * the rows the WAL's new frames hold (the others compared every session).
@@ -173,6 +175,8 @@ export class SessionWatcher {
     const files = (this.walFiles = new WalFiles(this.store.path, storeFile))
     // Closed once the store's connection is, never while it may hold SQLite's locks on these files.
     this.store.onClose(() => files.close())
+    this.leaveOnMove?.()
+    this.leaveOnMove = this.store.beforeMove(() => this.letGo())
     // Never sleep on the event loop for a foreign lock (a rollback-journal home blocks readers during a write):
     // a locked check fails at once and is retried on a timer.
     conn.pragma('busy_timeout = 0')
@@ -184,6 +188,25 @@ export class SessionWatcher {
     } catch {
       /* a stale read-only DB: checks will keep returning [] rather than crash */
     }
+  }
+
+  /**
+   * The store is about to open a replacement file beside this file's -wal/-shm (SessionStore.beforeMove): this
+   * watcher's connection and descriptors on the old file go first, and the sessions it showed are named once the
+   * watcher is on the new file (followFile), as for any replacement.
+   */
+  private letGo(): void {
+    if (!this.conn) return
+    let ids = this.unfinished?.ids ?? []
+    try {
+      ids = [...new Set([...ids, ...(this.prints?.ids() ?? [])])]
+    } catch {
+      /* the old snapshot is unreadable: the new file's sessions are still named */
+    }
+    const files = this.walFiles
+    this.closeConn()
+    files?.close()
+    this.unfinished = { change: 'replaced', ids }
   }
 
   private closeConn(): void {
@@ -263,6 +286,8 @@ export class SessionWatcher {
 
   stop(): void {
     this.started = false
+    this.leaveOnMove?.()
+    this.leaveOnMove = null
     this.unsubscribe?.()
     this.unsubscribe = null
     this.fsw?.close()
