@@ -2,6 +2,7 @@ import { create } from 'zustand'
 import type { AppInfo, ProfileInfo, ProfileScope } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from './toasts'
+import { coalesce } from './server'
 
 export type ThemeChoice = 'system' | 'light' | 'dark'
 
@@ -45,27 +46,11 @@ export async function refreshProfiles(): Promise<void> {
   }
 }
 
-let recounting = false
-let recountAgain = false
 /**
  * The rail's session counts after sessions changed (this or another process started, deleted or pruned some): one
- * `profiles.list` at a time, and one more when changes came while it was in flight, so a burst of writes (a turn's
- * messages, a bulk delete) costs at most two reads.
+ * `profiles.list` pass for a burst of changes (a turn's messages, a bulk delete), one more if changes came during it.
  */
-export function recountProfiles(): void {
-  if (recounting) {
-    recountAgain = true
-    return
-  }
-  recounting = true
-  void refreshProfiles().finally(() => {
-    recounting = false
-    if (recountAgain) {
-      recountAgain = false
-      recountProfiles()
-    }
-  })
-}
+export const recountProfiles: () => Promise<void> = coalesce(refreshProfiles)
 
 export function setScope(scope: ProfileScope): void {
   if (useApp.getState().scope === scope) return

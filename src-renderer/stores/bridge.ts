@@ -36,7 +36,7 @@ export function wireBridge(api: CaduceusApi): () => void {
       void applySubagentsSessionsChanged(e)
       void applyTranscriptSessionsChanged(e)
       void applyCostsSessionsChanged(e)
-      recountProfiles()
+      void recountProfiles()
     }),
     api.on('turn.queued', applyTurnQueued),
     api.on('turn.started', applyTurnStarted),
