@@ -5,19 +5,22 @@
  *   rows the WAL's new frames hold, else every session) and the list index's catch-up, for a title change (no new
  *   message: only the diff can see it) and for a message another process appended;
  * - a message write and a 50-message conversation read (what each turn of an agent does), with no watcher running:
- *   the store's own commit wakes one, whose check (the first numbers) would be counted in.
+ *   the store's own commit wakes one, whose check (the first numbers) would be counted in;
+ * - on a given home Caduceus never indexed (an untouched upstream home): a message write while the short-text index
+ *   catches up, and what the catch-up, in slices between writes, costs the thread (`catchingUp`).
  * Measured with process.cpuUsage() around each call, the kinds interleaved, so a shared machine's load lands on all
  * of them alike. `npx tsx bench/hot-path-bench.ts [--home DIR] [--profile P]` measures a copy of a home (the given
  * one is never written), else a generated 10,000-session home; `npm run bench` prints it with the store's numbers.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
 import Database from 'better-sqlite3'
 import { SessionWatcher, StoreRegistry, type SessionStore } from '../src-main/store'
 import { generateBulk } from '../src-main/store/demo'
-import { shortIndexStep } from '../src-main/store/short-index'
+import { shortIndexState, shortIndexStep } from '../src-main/store/short-index'
 import { txDb } from '../src-main/store/write-tx'
 import { percentiles } from './percentiles'
 import { stateDbOf } from './list-after-write'
@@ -38,9 +41,27 @@ export interface HotPathResult {
   watcherRowDiffs: { rows: number; of: number }
   /**
    * store.appendMessage on a session of this home (µs of CPU; the write queue's own work included), once Caduceus's
-   * short-text index is current (before that, each write also indexes a 15 ms slice of the home).
+   * short-text index is current.
    */
   messageWriteCpuUs: Percentiles
+  /**
+   * A home Caduceus never indexed (a given home without its short-text index): store.appendMessage while the index
+   * catches up (µs of CPU), and the catch-up itself — its slices run between writes, on the same thread, so what
+   * they hold the thread for is the CPU between two ticks of a timer; `behind` is what was left when the wait ended.
+   */
+  catchingUp?: {
+    rows: number
+    messageWriteCpuUs: Percentiles
+    catchUp: {
+      wallS: number
+      cpuS: number
+      /** CPU between two ticks of a 1 ms timer while it catches up: what one slice holds the thread for. */
+      tickCpuMs: { p99: number; max: number }
+      /** The same in wall time (a loaded machine's waits counted in). */
+      eventLoopMaxMs: number
+      behind: number
+    }
+  }
   /** store.getMessagesAsConversation of a session with ~50 messages (µs of CPU). */
   conversationReadCpuUs: Percentiles
   sessions: number
@@ -126,6 +147,62 @@ export async function measureHotPaths(store: SessionStore, rounds = 40): Promise
   }
 }
 
+/**
+ * Writes on a home whose short-text index is not current (a home Caduceus never wrote), then the wait until it is (at
+ * most `maxWaitS`): the write's CPU as a turn pays it, and what catching up costs the thread.
+ */
+async function measureCatchingUp(
+  store: SessionStore,
+  rounds = 40,
+  maxWaitS = 300
+): Promise<HotPathResult['catchingUp']> {
+  const raw = new Database(store.path, { readonly: true })
+  try {
+    const rows = Number(raw.prepare('SELECT COALESCE(MAX(id), 0) FROM messages').pluck().get())
+    const writeTo = `bench_catchup_${process.pid}`
+    await store.createSession(writeTo, 'cli')
+    const write: number[] = []
+    for (let i = 0; i < rounds + 5; i++) {
+      const t = cpuMs()
+      await store.appendMessage(writeTo, { role: i % 2 ? 'assistant' : 'user', content: `bench write ${i}` })
+      if (i >= 5) write.push((cpuMs() - t) * 1000)
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    // The slices run between the event loop's other work: a 1 ms ticker meanwhile sees each one as the CPU spent
+    // between two of its ticks (CPU, not wall time: a shared machine's load would be counted in).
+    const delay = monitorEventLoopDelay({ resolution: 1 })
+    delay.enable()
+    const t0 = performance.now()
+    const c0 = cpuMs()
+    const behind = () => shortIndexState(raw)?.behind ?? rows
+    const gaps: number[] = []
+    let last = cpuMs()
+    for (let i = 0; performance.now() - t0 < maxWaitS * 1000; i++) {
+      if (i % 50 === 0 && behind() === 0) break
+      await new Promise((r) => setTimeout(r, 1))
+      const now = cpuMs()
+      gaps.push(now - last)
+      last = now
+    }
+    delay.disable()
+    gaps.sort((a, b) => a - b)
+    const at = (q: number) => Number((gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))] ?? 0).toFixed(1))
+    return {
+      rows,
+      messageWriteCpuUs: percentiles(write, 0),
+      catchUp: {
+        wallS: Number(((performance.now() - t0) / 1000).toFixed(1)),
+        cpuS: Number(((cpuMs() - c0) / 1000).toFixed(2)),
+        tickCpuMs: { p99: at(0.99), max: at(1) },
+        eventLoopMaxMs: Number((delay.max / 1e6).toFixed(1)),
+        behind: behind()
+      }
+    }
+  } finally {
+    raw.close()
+  }
+}
+
 /** A copy of `home`'s profile (SQLite's backup: consistent while another program writes it), or a generated home. */
 export async function runHotPathBench(opts: { home?: string; profile?: string } = {}): Promise<HotPathResult> {
   const temp = mkdtempSync(join(tmpdir(), 'cad-bench-hot-'))
@@ -144,10 +221,14 @@ export async function runHotPathBench(opts: { home?: string; profile?: string } 
     }
     const store = registry.get(profile)
     if (!opts.home) generateBulk(store, { sessions: 10_000, messagesPerSession: 50 })
-    // Caduceus's short-text index made current first (one write with no time budget): until it is, every write of
-    // this process indexes a 15 ms slice of the home, which would be the message write's number.
-    await store.write((tx) => shortIndexStep(txDb(tx), Number.POSITIVE_INFINITY))
-    return await measureHotPaths(store)
+    // a given home Caduceus never indexed: its writes while the short-text index catches up, and the catch-up
+    const probe = new Database(store.path, { readonly: true })
+    const unindexed = !shortIndexState(probe)
+    probe.close()
+    const catchingUp = opts.home && unindexed ? await measureCatchingUp(store) : undefined
+    // Caduceus's short-text index made current (one write with no time budget), for the steady state's numbers.
+    await store.write((tx) => shortIndexStep(txDb(tx), { budgetMs: Number.POSITIVE_INFINITY }))
+    return { ...(await measureHotPaths(store)), ...(catchingUp ? { catchingUp } : {}) }
   } finally {
     registry.closeAll()
     rmSync(temp, { recursive: true, force: true })

@@ -8,9 +8,9 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync } from 'node:
 import { join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { MESSAGE_PREVIEW_CHARS, MESSAGE_TEXT_CHUNK, type Message } from '@shared/contract'
+import { MESSAGE_FIELD_MAX_BYTES, MESSAGE_PREVIEW_CHARS, MESSAGE_TEXT_CHUNK, type Message } from '@shared/contract'
 import { mergeSummaryInto, rowSummary, splitMergedSummary } from '@shared/contract/merged-summary'
-import { classifyRow, mergedSummaryOf } from '@shared/contract/notice-rows'
+import { classifyRow, mergedSummaryOf, unreadText } from '@shared/contract/notice-rows'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
 import { parseArgs } from '../src-main/host/cli/args'
@@ -672,6 +672,8 @@ describe('a long summary merged into a kept message reads on a page as in full',
   const G = JSON.parse(readFileSync(join(long, 'golden.json'), 'utf8')) as Rec
   const SUMMARY = `## Progress\n${'- a step of the plan, kept in order\n'.repeat(1200)}`
   const KEPT = 'CAD-LONG: so which of the steps is left?'
+  const HUGE = `## Progress\n${'- a step of a very long plan, kept in order\n'.repeat(100_000)}`
+  const HUGE_KEPT = 'CAD-HUGE: the last step is left.'
   let host: Host
   beforeAll(async () => {
     const home = tmp()
@@ -683,6 +685,12 @@ describe('a long summary merged into a kept message reads on a page as in full',
       { role: 'assistant', content: 'Only the last step is left.' }
     ])
     G.cases.caduceus = { sessionId: sid, index: 0, role: 'user', kept: KEPT }
+    // a summary over the page's read bound, merged into an assistant reply (either role can hold one)
+    await store.createSession('cad-huge-merged', 'cli')
+    await store.appendMessages('cad-huge-merged', [
+      { role: 'user', content: 'what is left?' },
+      { role: 'assistant', content: mergeSummaryInto(HUGE_KEPT, HUGE), displayMetadata: { summaryMerged: true } }
+    ])
     store.close()
     host = await open(home)
   })
@@ -724,5 +732,28 @@ describe('a long summary merged into a kept message reads on a page as in full',
     expect(whole.summary.length).toBeGreaterThan(40_000)
     expect(whole.summary.startsWith(merged.summary)).toBe(true)
     expect(merged.summary.length).toBeGreaterThan(30_000)
+  })
+
+  it('over the read bound: not read for the page, which says it holds a merged summary; "show all" reads it whole', async () => {
+    const page = (await call(host, 'sessions.messages', { profile: 'default', sessionId: 'cad-huge-merged' }))
+      .items as Message[]
+    const row = page[1]!
+    expect(row.contentBytes).toBeGreaterThan(MESSAGE_FIELD_MAX_BYTES)
+    // no text on the page (nothing of the 4 MB is read), and what it holds said: not an empty reply, nor a summary
+    expect(row.content).toBe('')
+    expect(row.summaryMerged).toBe(true)
+    // (the transcript asks this before classifyRow, which reads text the page does not have)
+    expect(unreadText(row)).toBe('merged')
+    // what "show all" reads is laid out as the marker says
+    const first = await call(host, 'sessions.messageText', {
+      profile: 'default',
+      sessionId: 'cad-huge-merged',
+      messageId: row.id,
+      field: 'content',
+      offset: 0
+    })
+    // (every character of the text is one code point)
+    expect(first.total).toBe(mergeSummaryInto(HUGE_KEPT, HUGE).length)
+    expect(unreadText({ ...row, content: 'the question' })).toBeNull()
   })
 })

@@ -365,11 +365,23 @@ test('a compression chain opens as one conversation with a compaction marker and
   const steps = Array.from({ length: 3000 }, (_, i) => `- step ${i}: done`).join('\n')
   const db = new Database(join(host.root, 'state.db'))
   let opening: number
+  // and a summary over the page's read bound (4 MB) merged into a reply: the page carries its size only
+  const HUGE_KEPT = 'E2E-HUGE: only the last step is left.'
+  let huge: number
   try {
     opening = db.prepare('SELECT MIN(id) FROM messages WHERE session_id = ?').pluck().get(tip) as number
     db.prepare(`UPDATE messages SET role = 'user', content = ? WHERE id = ?`).run(
       mergeSummaryInto(KEPT, `## Progress\n${steps}`),
       opening
+    )
+    huge = db
+      .prepare("SELECT MAX(id) FROM messages WHERE session_id = ? AND role = 'assistant'")
+      .pluck()
+      .get(tip) as number
+    db.prepare(`UPDATE messages SET content = ?, display_metadata = ? WHERE id = ?`).run(
+      mergeSummaryInto(HUGE_KEPT, `## Plan\n${'- a step of a very long plan, kept in order\n'.repeat(100_000)}`),
+      JSON.stringify({ summaryMerged: true }),
+      huge
     )
   } finally {
     db.close()
@@ -394,6 +406,15 @@ test('a compression chain opens as one conversation with a compaction marker and
   await expect(summary.getByTestId('tool-cut')).toHaveCount(0)
   await expect(summary).toContainText('step 2999: done')
   await expect(merged.locator('.msg-body')).toHaveText(KEPT)
+  // the reply over the bound says what it holds and how large it is, not "(empty message)"; "Show all" reads it whole
+  const big = page.locator(`[data-testid="message"][data-message-id="${huge}"]`)
+  await big.scrollIntoViewIfNeeded()
+  await expect(big.getByTestId('message-unread')).toHaveAttribute('data-unread', 'merged')
+  await expect(big.getByTestId('tool-cut')).toContainText('Not shown of 4.2 MB')
+  await expect(big.getByTestId('message-empty')).toHaveCount(0)
+  await big.getByTestId('tool-show-all').click()
+  await expect(big.locator('.msg-body')).toHaveText(HUGE_KEPT)
+  await expect(big.getByTestId('compaction-summary')).toBeAttached()
   // the previous segment's messages are part of the same transcript
   const rootPage = await api<{ items: Array<{ id: number }> }>(host.url, 'sessions.messages', {
     profile: 'default',

@@ -8,6 +8,7 @@ import { parseDelegationNotice, type DelegationNotice } from './delegation-notic
 import { rowSummary, splitMergedSummary } from './merged-summary'
 import { parseProcessNotice, type ProcessNotice } from './process-notice'
 import { parseStoppedTurn, stoppedTurnText, type StoppedTurn } from './stopped-turn'
+import { MESSAGE_FIELD_MAX_BYTES } from './sessions'
 
 /** The fields a classification reads, as the contract's Message has them. */
 interface RowFields {
@@ -80,6 +81,24 @@ export function storedMergedSummary(m: Record<string, unknown>): { kept: string;
 export function foldedSummary(summary: string): string {
   const text = summary.trim()
   return `<details><summary>Compaction summary · ${text.length.toLocaleString('en-US')} chars</summary>\n\n${text}\n\n</details>`
+}
+
+/**
+ * A user or assistant row whose text a page did not read: over MESSAGE_FIELD_MAX_BYTES the page carries only its size
+ * (read-message-text.ts), so its layout cannot be read there. What the page knows without the text says what it holds:
+ * `merged`, a summary merged into the message (Caduceus's `summaryMerged` marker), `summary` (v31's flag without that
+ * marker: a summary, merged or not, which only the whole text tells), else `message`. Null: the text was read.
+ */
+export function unreadText(m: {
+  role: string
+  content: string | null
+  contentBytes?: number
+  summaryMerged?: boolean
+  compressedSummary?: boolean
+}): 'merged' | 'summary' | 'message' | null {
+  if (m.role !== 'user' && m.role !== 'assistant') return null
+  if (m.content || m.contentBytes === undefined || m.contentBytes <= MESSAGE_FIELD_MAX_BYTES) return null
+  return m.summaryMerged ? 'merged' : m.compressedSummary ? 'summary' : 'message'
 }
 
 /** What this row is, when it is not simply a message of its role; null for the user's, model's and tools' own rows. */

@@ -95,9 +95,10 @@ export type SessionPage = z.infer<typeof SessionPage>
  * and each long field (content, reasoning, a call's arguments) only its first MESSAGE_PREVIEW_CHARS characters, with
  * the full field's UTF-8 size beside it (`contentBytes`, `reasoningBytes`, `argumentsBytes`: present only when cut).
  * A field over MESSAGE_FIELD_MAX_BYTES is not read for a page at all (SQLite would pass over all of it): its
- * preview is '' (tool calls: `toolCalls` null, `toolCallsBytes` set). "Show all" reads a field with
- * `sessions.messageText`, up to MESSAGE_TEXT_CHUNK characters (code points) a call, from `offset` until
- * `offset + text` reaches `total`; the chunks join into the stored text exactly.
+ * preview is '' (tool calls: `toolCalls` null, `toolCallsBytes` set); what such a user or assistant row holds is
+ * said from what the page knows without its text (notice-rows.ts unreadText: a merged summary by its `summaryMerged`
+ * marker). "Show all" reads a field with `sessions.messageText`, up to MESSAGE_TEXT_CHUNK characters (code points) a
+ * call, from `offset` until `offset + text` reaches `total`; the chunks join into the stored text exactly.
  */
 export const MESSAGE_PREVIEW_CHARS = 32_768
 export const MESSAGE_FIELD_MAX_BYTES = 4 * 1024 * 1024

@@ -283,6 +283,28 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
     expect(asked).not.toContain('CONTEXT SUMMARY')
   })
 
+  it("folds in an earlier summary v31's flag marks, whatever it opens with, as the one rule reads it", async () => {
+    kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing after compression.' })) })
+    await kit.store.createSession('S1', 'desktop', { sessionKey: 'agent:main:desk:S1' })
+    // a later upstream's summary in an opening no reader knows, flagged as v31 upstream flags its summaries
+    const opening = '[HANDOFF NOTES — a later upstream] The user planned a trip to Lisbon.'
+    await kit.store.appendMessage('S1', { role: 'user', content: opening, compressedSummary: true })
+    for (let i = 0; i < 3; i++) {
+      await kit.store.appendMessage('S1', { role: 'assistant', content: long(`answer ${i}`) })
+      await kit.store.appendMessage('S1', { role: 'user', content: long(`question ${i + 1}`) })
+    }
+    const agent = kit.makeAgent({ compression })
+    await agent.runTurn('next question')
+    expect(agent.sessionId).not.toBe('S1')
+    const asked = String(kit.server.requests.filter(isSummaryCall).at(-1)!.body.messages[1].content)
+    expect(asked.startsWith(`[earlier summary]: ${opening}\n\n[assistant]`)).toBe(true)
+    expect(asked).not.toContain('[user]: [HANDOFF NOTES')
+    // the conversation read back carries the flag (never sent to a provider)
+    expect(kit.store.getMessagesAsConversation('S1')[0]).toMatchObject({ compressedSummary: true })
+    const sent = kit.server.requests.filter((r) => !isSummaryCall(r))
+    expect(JSON.stringify(sent.map((r) => r.body.messages))).not.toContain('compressedSummary')
+  })
+
   it("takes the compressing surface's source, not the parent's, as upstream's continuation takes its platform", async () => {
     // upstream: conversation_compression.compress_context creates the child with source=agent.platform
     kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing after compression.' })) })

@@ -275,7 +275,7 @@ function transcript(messages: AgentMessage[]): string {
     .map((m) => {
       // An earlier compression's summary (Caduceus's or upstream's), alone or merged into a kept message: folded in
       // as a summary, never as something the user or the assistant said.
-      const earlier = rowSummary(m.role, m.content)
+      const earlier = rowSummary(m.role, m.content, m.compressedSummary)
       const told = earlier ? `[earlier summary]: ${clip(earlier.summary, 16000)}` : ''
       if (earlier?.kept === null) return told
       if (m.role === 'tool') return `[tool ${m.name ?? ''} result]: ${clip(m.content ?? '', 2000)}`

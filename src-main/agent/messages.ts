@@ -52,6 +52,8 @@ export function toNewMessage(msg: AgentMessage, extra: Partial<NewMessage> = {})
     // A message already stored (restored, or saved earlier) written again, as into a compression continuation: the
     // copy keeps its identity, as upstream's copies do.
     ...(msg.identity ? { identity: msg.identity } : {}),
+    // a stored summary copied on (an earlier one in a continuation's kept tail) stays flagged as one
+    ...(msg.compressedSummary ? { compressedSummary: true as const } : {}),
     ...extra
   }
 }

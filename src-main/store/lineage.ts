@@ -9,6 +9,7 @@ import type { SessionKind } from '@shared/contract'
 import { jsonObject } from './util'
 import type { sessions } from './schema'
 import { continuationOrderSql, trimmedSql } from './sql'
+import { currentColumns } from './reconcile'
 
 const MAX_STEPS = 1000
 export const DELEGATE_SOURCES = new Set(['delegate', 'subagent'])
@@ -230,7 +231,7 @@ export function sessionsWithReply(db: Database.Database, tail: string, source: s
     `SELECT s.id AS id FROM sessions s
      WHERE s.source = @source AND s.id IN (
        SELECT m.session_id FROM messages m
-       WHERE m.id > (SELECT COALESCE(MAX(id), 0) FROM messages) - @recent AND m.role = 'assistant'
+       WHERE m.id > (SELECT COALESCE(MAX(id), 0) FROM messages) - @recent AND m.role = 'assistant'${notSummary(db, 'm')}
          AND (instr(substr(CAST(m.content AS BLOB), -@near), CAST(@tail AS BLOB)) > 0
            OR (length(CAST(m.content AS BLOB)) <= @near AND instr(@tail, ${trimmedSql('m.content')}) > 0
              AND ${trimmedSql('m.content')} != '')))
@@ -238,6 +239,14 @@ export function sessionsWithReply(db: Database.Database, tail: string, source: s
   ).all({ source, tail, limit, recent: RECENT_ROWS, near: Buffer.byteLength(tail) + TRAILING_SPACE })
   return rows.map((r) => r.id)
 }
+
+/**
+ * Leaves out a row v31's `_compressed_summary` flags (merged-summary.ts rowSummary: the authority when set), where the
+ * home has the column: a summary upstream wrote as an assistant message is the compressor's text, not a reply the
+ * client was sent. (Summaries known by their opening alone are left out where the turns are compared.)
+ */
+const notSummary = (db: Database.Database, m: string) =>
+  currentColumns(db, 'messages').has('_compressed_summary') ? ` AND ${m}._compressed_summary = 0` : ''
 
 /** How many of the home's latest messages `sessionsWithReply` reads. */
 const RECENT_ROWS = 20_000
@@ -257,7 +266,7 @@ export function sessionsReplyingWith(db: Database.Database, tail: string, source
        SELECT s.id AS id, s.started_at AS started_at, ${trimmedSql('m.content')} AS reply
        FROM sessions s JOIN messages m
          ON m.id = (SELECT f.id FROM messages f WHERE f.session_id = s.id AND f.role = 'assistant'
-                      AND COALESCE(f.content, '') != '' ORDER BY f.id DESC LIMIT 1)
+                      AND COALESCE(f.content, '') != ''${notSummary(db, 'f')} ORDER BY f.id DESC LIMIT 1)
        WHERE s.source = @source)
      WHERE reply != '' AND (substr(reply, -length(@tail)) = @tail OR substr(@tail, -length(reply)) = reply)
      ORDER BY started_at DESC, id DESC LIMIT @limit`

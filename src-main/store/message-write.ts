@@ -137,4 +137,4 @@ export function appendRows(db: Database.Database, sessionId: string, msgs: NewMe
 
 /** The row a compression wrote its summary into: its own, or the kept message it was merged into. */
 const isCompressionSummary = (m: NewMessage): boolean =>
-  m.displayKind === 'compression_summary' || m.displayMetadata?.summaryMerged === true
+  m.compressedSummary === true || m.displayKind === 'compression_summary' || m.displayMetadata?.summaryMerged === true

@@ -45,8 +45,7 @@ export const PAGE_COLS = `id, session_id, role, tool_call_id, tool_name, timesta
   octet_length(tool_calls) AS tool_calls_bytes,
   ${CALLS_LIST} AS tool_calls_list,
   CASE WHEN role = 'assistant' AND json_valid(display_metadata) THEN json_extract(display_metadata, '$.usage') END AS usage_json,
-  CASE WHEN role != 'assistant' AND json_valid(display_metadata)
-    THEN json_extract(display_metadata, '$.summaryMerged') END AS summary_merged`
+  CASE WHEN json_valid(display_metadata) THEN json_extract(display_metadata, '$.summaryMerged') END AS summary_merged`
 
 // One call per row of an over-long tool_calls array, in the upstream ({function: {...}}) or flat shape.
 const field = (f: string) => `COALESCE(json_extract(value, '$.function.${f}'), json_extract(value, '$.${f}'))`

@@ -230,9 +230,11 @@ export function conversation(
   const details = have.has('reasoning_details') ? ', reasoning_details' : ''
   // v31's identity travels with the message, so a copy the agent writes of it (a compression continuation) keeps it.
   const identity = hasIdentity(have)
+  // v31's summary flag, where the home has it: a later compression tells an earlier summary by it (rowSummary)
+  const flag = have.has('_compressed_summary') ? ', _compressed_summary' : ''
   const rows = stmt<MessageFields & Partial<IdentityRow>>(
     db,
-    `SELECT ${COLS}${details}${identity ? `, ${IDENTITY_COLUMNS.join(', ')}` : ''}
+    `SELECT ${COLS}${details}${identity ? `, ${IDENTITY_COLUMNS.join(', ')}` : ''}${flag}
        FROM messages WHERE session_id = ? AND id > ? AND COALESCE(active, 1) = 1 ORDER BY id`
   ).all(sessionId, afterId)
   const out: ConversationMessage[] = []
@@ -274,6 +276,7 @@ export function conversation(
       if (paired) uids.toolCallUid = paired
     }
     if (uids) m.identity = uids
+    if (r._compressed_summary === 1 && (role === 'user' || role === 'assistant')) m.compressedSummary = true
     out.push(m)
   }
   return repairAlternation ? repair(out) : out

@@ -71,9 +71,9 @@ import { summaryById } from './read-summary'
 import { conversation, messagePage, type PageOptions } from './read-messages'
 import { FieldReader, type TextField } from './read-message-text'
 import { searchMessages, type RawHit, type SearchFilters, type TitleHit } from './search'
-import { WriteQueue } from './write-queue'
+import { isBusy, WriteQueue } from './write-queue'
 import { readRetrying } from './read-retry'
-import { shortIndexStep } from './short-index'
+import { shortIndexStep, SLICE_STEP, WRITE_STEP } from './short-index'
 import { stmt, type ColumnsOf } from './stmt-cache'
 import type { sessions } from './schema'
 import { liveUpstreamGateway, type GatewayHeartbeat } from './gateway-heartbeats'
@@ -122,6 +122,13 @@ function emptyOldWal(old: Database.Database): boolean {
     }
   }
 }
+/**
+ * Between two catch-up slices of the short-text index: the event loop's, so a slice (SLICE_STEP's 8 ms) takes at most
+ * a quarter of the thread while the index catches up (a 500k-message home: about a minute) and none once current.
+ */
+const INDEX_SLICE_GAP_MS = 24
+/** After another program's lock turned a slice away. */
+const INDEX_BUSY_GAP_MS = 250
 const sidecarOf = (path: string) => {
   try {
     return fileAt(path)?.id
@@ -189,6 +196,8 @@ export class SessionStore {
   private oldWalEmptied = false
   /** The running write's handle (nested writes reuse it); null outside `write()`. */
   private tx: WriteTx | null = null
+  /** The next catch-up slice of the short-text index (short-index.ts), while a write left it behind. */
+  private indexTimer: ReturnType<typeof setTimeout> | null = null
 
   /**
    * `sessions optimize` on a state.db file: each FTS index's segments merged (FTS5 'optimize': layout only, no row
@@ -286,6 +295,8 @@ export class SessionStore {
   }
 
   close(): void {
+    if (this.indexTimer) clearTimeout(this.indexTimer)
+    this.indexTimer = null
     if (this.db.open) this.db.close()
     for (const fn of this.closers) fn()
     this.closers.clear()
@@ -321,13 +332,14 @@ export class SessionStore {
     return this.queue.run(() => this.attempt(fn))
   }
 
-  private attempt<T>(fn: (tx: WriteTx) => T): T {
+  private attempt<T>(fn: (tx: WriteTx) => T, index: Parameters<typeof shortIndexStep>[1] = WRITE_STEP): T {
     this.syncFile() // never into a file that was replaced or deleted under the open connection
     this.prepareConnection() // first write of this open: create a missing file, switch to WAL
     // busy_timeout 0 while acquiring: SQLite must never sleep on this thread waiting for another process.
     this.db.pragma('busy_timeout = 0')
     this.depth++
     let began: { views: string[] | undefined } | null = null // set once BEGIN IMMEDIATE holds the lock
+    let behind = 0
     const tx = (this.tx = this.mintTx())
     try {
       // First write reconciles in the same transaction; the read views go only once the lock is held and come
@@ -337,7 +349,8 @@ export class SessionStore {
         .transaction(() => {
           began = { views: beginWriteTx(this.handle) }
           const out = fn(tx)
-          shortIndexStep(this.db) // Caduceus's short CJK/emoji index catches up in its own writes only
+          // Caduceus's short CJK/emoji index: a write indexes a short backlog (its own rows), the slices a long one
+          behind = shortIndexStep(this.db, index)
           endWriteTx(this.handle, began.views, first)
           return out
         })
@@ -345,6 +358,7 @@ export class SessionStore {
       this.handle.reconciled = true
       this.depth--
       this.flush()
+      if (behind > 0) this.scheduleIndexSlice()
       return result
     } catch (err) {
       this.depth--
@@ -356,6 +370,26 @@ export class SessionStore {
       if (this.tx === tx) this.tx = null
       if (this.db.open) this.db.pragma(`busy_timeout = ${this.readBusyMs}`)
     }
+  }
+
+  /**
+   * The short-text index's catch-up off the write path: one slice (SLICE_STEP: a few ms) in a transaction of its own
+   * per timer tick, with the event loop free between ticks, until the index is current. A write waiting (queued, or
+   * backing off from another program's lock) goes first; a lock another program holds puts the slice off.
+   */
+  private scheduleIndexSlice(delayMs = INDEX_SLICE_GAP_MS): void {
+    if (this.indexTimer || !this.db.open) return
+    this.indexTimer = setTimeout(() => {
+      this.indexTimer = null
+      if (!this.db.open) return
+      if (this.queue.size > 0) return this.scheduleIndexSlice()
+      try {
+        this.attempt(() => undefined, SLICE_STEP)
+      } catch (err) {
+        if (isBusy(err)) this.scheduleIndexSlice(INDEX_BUSY_GAP_MS)
+      }
+    }, delayMs)
+    this.indexTimer.unref?.()
   }
 
   /**

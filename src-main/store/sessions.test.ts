@@ -417,4 +417,18 @@ describe('sessions by their first user message or latest reply (the API server r
     expect(store.sessionsReplyingWith('Let me look. So: also the end.', 'api_server', 16)).toEqual(['newer'])
     expect(store.sessionsReplyingWith('', 'api_server', 16)).toEqual([])
   })
+
+  it("leaves out an assistant row v31's _compressed_summary flags: the compressor's text, not a reply", async () => {
+    await store.createSession('cont', 'api_server', { startedAt: 5 })
+    // a continuation opening with upstream's summary as an assistant message (its flag set), then the next question
+    await store.appendMessages('cont', [
+      { role: 'assistant', content: 'Earlier: the user asked for the end.', compressedSummary: true },
+      { role: 'user', content: 'and then?' }
+    ])
+    expect(store.sessionsReplyingWith('asked for the end.', 'api_server', 16)).toEqual([])
+    expect(store.sessionsWithReply('asked for the end.', 'api_server', 16)).toEqual([])
+    await store.appendMessages('cont', [{ role: 'assistant', content: 'Then it asked for the end.' }])
+    expect(store.sessionsReplyingWith('asked for the end.', 'api_server', 16)).toEqual(['cont'])
+    expect(store.sessionsWithReply('asked for the end.', 'api_server', 16)).toEqual(['cont'])
+  })
 })

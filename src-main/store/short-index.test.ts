@@ -44,11 +44,11 @@ describe('short-text index', () => {
       const ids = raw.prepare('SELECT id FROM messages ORDER BY id').pluck().all() as number[]
       const indexedTo = () => raw.prepare("SELECT v FROM cad_short_grams_state WHERE k = 'indexed_to'").pluck().get()
       // a spent budget: one row per step (at least one, so it always moves on), never the whole batch
-      shortIndexStep(raw, 0)
+      shortIndexStep(raw, { budgetMs: 0 })
       expect(indexedTo()).toBe(ids[0])
-      shortIndexStep(raw, 0)
+      shortIndexStep(raw, { budgetMs: 0 })
       expect(indexedTo()).toBe(ids[1])
-      shortIndexStep(raw)
+      shortIndexStep(raw, { budgetMs: 15 })
       expect(indexedTo()).toBe(ids[2])
       expect(raw.prepare("SELECT message_id FROM cad_short_grams WHERE gram = '京'").pluck().all()).toEqual([
         ids[0],
@@ -133,6 +133,45 @@ describe('short-text index', () => {
       expect(r.fallback).toContain('rows behind')
 
       // upstream's own FTS tables never saw any of it
+      up.integrityCheck()
+    } finally {
+      reg.closeAll()
+      raw.close()
+    }
+  })
+
+  it('a long backlog is caught up in slices off the write path, the search complete all along', async () => {
+    const root = tempDir()
+    const path = makeHome(root, 21)
+    const raw = new Database(path)
+    const up = upstream(raw, 21)
+    // a home another program wrote and Caduceus never indexed: more rows than a write indexes itself (WRITE_STEP)
+    up.createSession('bulk')
+    raw.transaction(() => {
+      for (let i = 0; i < 1000; i++)
+        up.append('bulk', i % 2 ? 'assistant' : 'user', i % 100 === 7 ? `東京 ${i}` : `row ${i}`)
+    })()
+    const indexedTo = () =>
+      Number(raw.prepare("SELECT v FROM cad_short_grams_state WHERE k = 'indexed_to'").pluck().get())
+    const reg = new StoreRegistry(root)
+    try {
+      const store = reg.get('default')
+      // Caduceus's writes create the index but leave the backlog alone: no write pays for the home
+      await store.createSession('mine', 'cli')
+      await store.appendMessage('mine', { role: 'user', content: '東京 mine' })
+      expect(indexedTo()).toBe(0)
+      // the search is complete meanwhile (what is not indexed yet is scanned)
+      expect(sessionsOf(reg, '東京').ids).toEqual(['bulk', 'mine'])
+      // slices of its own, between writes, catch it up
+      const last = Number(raw.prepare('SELECT max(id) FROM messages').pluck().get())
+      for (let i = 0; i < 300 && indexedTo() < last; i++) await new Promise((r) => setTimeout(r, 10))
+      expect(indexedTo()).toBe(last)
+      const r = sessionsOf(reg, '東京')
+      expect(r).toEqual({ ids: ['bulk', 'mine'], fallback: expect.stringContaining('short-text index') })
+      // current again: a write indexes its own row in its own transaction
+      await store.appendMessage('mine', { role: 'assistant', content: 'ok 🚀' })
+      expect(indexedTo()).toBe(last + 1)
+      expect(sessionsOf(reg, '🚀').ids).toEqual(['mine'])
       up.integrityCheck()
     } finally {
       reg.closeAll()

@@ -4,8 +4,12 @@
  * in a message (content + ' ' + tool_name, the text a scan reads) is stored as its 1- and 2-character grams,
  * so a 1–2 character term is an exact gram lookup that answers what `instr` over every row would.
  *
- * - Built only inside Caduceus's own writes (`shortIndexStep`, called in every write transaction), a bounded
- *   slice per write, in `cad_` tables: reads never create or fill it, upstream's tables are never touched.
+ * - Built only by Caduceus's own write transactions, in `cad_` tables: reads never create or fill it, upstream's
+ *   tables are never touched. A write indexes the rows above `indexed_to` when they are few (its own, a few another
+ *   program added: WRITE_STEP); a longer backlog (a home Caduceus never indexed, 500k rows of it) is left to slices of
+ *   their own (SLICE_STEP) that the store runs on a timer between writes, yielding to the event loop between them
+ *   (session-store.ts), so no write of a turn pays for the catch-up. Until it is current the search reads what is
+ *   indexed and scans the rest, or scans everything (below), so it stays complete meanwhile.
  * - Catches up with other programs: their inserts are the rows above `indexed_to` (message ids are
  *   AUTOINCREMENT, never reused) — a search reads the index up to there and scans only the rows after it; their
  *   deletes leave grams whose message is gone, which the search's join on `messages` drops and later writes
@@ -24,7 +28,15 @@ const T = 'cad_short_grams'
 const S = 'cad_short_grams_state'
 /** Behind by more rows than this, a search scans everything rather than the index plus a long tail. */
 export const STALE_ROWS = 50_000
-const CHUNK = 250
+/** Rows read per batch; the time budget is checked after every row, so a slice never overruns by a batch. */
+const CHUNK = 64
+/**
+ * What a write transaction indexes itself: a backlog of at most `backlog` rows (the write's own, and a few another
+ * program added), within `budgetMs`. A longer backlog is left to the slices: a write never pays for the home.
+ */
+export const WRITE_STEP = { budgetMs: 2, backlog: 256 } as const
+/** One catch-up slice off the write path (session-store.ts runs them between writes). */
+export const SLICE_STEP = { budgetMs: 8 } as const
 /**
  * Message ids whose grams one write checks for deleted messages (the windows cycle through the whole index).
  * Small on purpose: this rides on every Caduceus write (a turn's appends among them), and grams of a deleted
@@ -67,12 +79,14 @@ export function shortIndexState(db: Database.Database): { indexedTo: number; beh
 }
 
 /**
- * One slice of catch-up inside a Caduceus write transaction (main tables, read views dropped): index rows
- * above `indexed_to` for up to `budgetMs`, then purge grams of deleted messages in one id window. Runs in a
- * savepoint: a failure here never fails the write it rides on.
+ * One step of catch-up inside a Caduceus write transaction (main tables, read views dropped): index rows above
+ * `indexed_to` for up to `budgetMs` — none when more than `backlog` rows are behind (a write's step: the slices
+ * take a long backlog) — then purge grams of deleted messages in one id window. Runs in a savepoint: a failure
+ * here never fails the write it rides on. Returns how many rows are still behind (0: current, or failed — the next
+ * write starts again).
  */
-export function shortIndexStep(db: Database.Database, budgetMs = 15): void {
-  if (!hasTable(db, 'messages')) return
+export function shortIndexStep(db: Database.Database, o: { budgetMs: number; backlog?: number }): number {
+  if (!hasTable(db, 'messages')) return 0
   db.exec('SAVEPOINT cad_short_index')
   try {
     // The DDL only when the index is missing (a first write, or someone dropped it): parsing it costs more than
@@ -93,22 +107,26 @@ export function shortIndexStep(db: Database.Database, budgetMs = 15): void {
     const put = stmt(db, `INSERT OR IGNORE INTO main.${T} (gram, message_id) VALUES (?, ?)`)
     const t0 = performance.now()
     let to = get('indexed_to')
-    // The clock is read after every row, not every batch: rows are not all small (an imported 400 KB message is
-    // ~10 ms of grams), and a batch of them was one long block of the write it rides on.
+    const max = () => Number(stmt(db, 'SELECT COALESCE(MAX(id), 0) FROM main.messages').pluck().get())
+    // a long backlog is the slices' (a write leaves it, and its purge, to them)
+    if (o.backlog !== undefined && max() - to > o.backlog) {
+      db.exec('RELEASE cad_short_index')
+      return max() - to
+    }
     let over = false
-    for (;;) {
+    while (!over) {
       const batch = rows.all(to)
       for (const [id, text] of batch) {
         if (RUN.test(text)) for (const g of gramsOf(text)) put.run(g, id)
         to = id
-        if (performance.now() - t0 > budgetMs) {
+        if (performance.now() - t0 > o.budgetMs) {
           over = true
           break
         }
       }
-      set.run(to, 'indexed_to')
-      if (over || batch.length < CHUNK) break
+      if (batch.length < CHUNK) break
     }
+    set.run(to, 'indexed_to')
     const purged = get('purged_to')
     const start = purged >= to || to <= PURGE_WINDOW ? 0 : purged
     const end = Math.min(to, start + PURGE_WINDOW)
@@ -119,10 +137,12 @@ export function shortIndexStep(db: Database.Database, budgetMs = 15): void {
     ).run(start, end)
     set.run(end, 'purged_to')
     db.exec('RELEASE cad_short_index')
+    return Math.max(0, max() - to)
   } catch {
     // Undone: the index is a cache, the next write's step starts again from indexed_to (see above).
     db.exec('ROLLBACK TO cad_short_index')
     db.exec('RELEASE cad_short_index')
+    return 0
   }
 }
 

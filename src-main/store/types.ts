@@ -74,6 +74,11 @@ export interface NewMessage {
    * in-memory message carries it on (upstream's flush stamps the same dict). Older homes: ignored, left as given.
    */
   identity?: Partial<MessageUids>
+  /**
+   * The row is a compression summary whatever its text opens with: a stored summary copied on (a v31 home's
+   * `_compressed_summary` read back), written with the flag where the home has the column.
+   */
+  compressedSummary?: true
 }
 
 /** OpenAI-style message for rebuilding an agent's history. */
@@ -93,6 +98,11 @@ export interface ConversationMessage {
   reasoning_details?: Array<Record<string, unknown>>
   /** The row's v31 identity (a v31 home only): never sent to a provider, kept by every copy of the message. */
   identity?: MessageUids
+  /**
+   * The row's v31 `_compressed_summary` flag is set (merged-summary.ts rowSummary: the authority when set): never sent
+   * to a provider; a later compression folds the row in as an earlier summary, and a copy keeps the flag.
+   */
+  compressedSummary?: true
 }
 
 /** One provider call's usage, written in delta mode (hermes-spec §1.9). */

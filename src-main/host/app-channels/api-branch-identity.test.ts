@@ -53,7 +53,9 @@ describe('v31 identity of a branch from a long or compressed API session', () =>
   // the summary as Caduceus writes it (marked by its display kind), and as upstream does (known by its opening alone)
   it.each([
     ['Caduceus', { role: 'user', content: '[summary of u1/a1]', displayKind: 'compression_summary' }],
-    ['upstream', { role: 'user', content: '[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns …\nu1/a1' }]
+    ['upstream', { role: 'user', content: '[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns …\nu1/a1' }],
+    // a later upstream's summary in an opening no reader knows: its v31 flag alone says what it is
+    ['upstream v31', { role: 'user', content: '[HANDOFF NOTES — a later upstream] u1/a1', compressedSummary: true }]
   ] as const)(
     'a session %s compressed: the branch keeps the uid of every message it copies, read from the chain',
     async (_, summary) => {

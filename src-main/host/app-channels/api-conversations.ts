@@ -82,8 +82,9 @@ function storedTurns(items: Items): StoredTurn[] {
   for (const m of items) {
     // the agent's own "go on" between the parts of a continued reply: the client saw one assistant message
     if (m.role === 'user' && m.displayKind === 'continuation_notice') continue
-    // a compression's summary, Caduceus's (marked) or upstream's (known by its opening): the model's, never the client's
-    if (m.displayKind === 'compression_summary' || isCompactionSummary(m.role, m.content)) continue
+    // a compression's summary, Caduceus's (marked), upstream v31's (its flag: rowSummary's authority, whatever the
+    // opening) or an older upstream's (known by its opening): the model's, never the client's
+    if (m.displayKind === 'compression_summary' || isCompactionSummary(m.role, m.content, m.compressedSummary)) continue
     if (m.role === 'user')
       turns.push({ role: 'user', content: m.content ?? '', id: m.id, rows: [m.id], at: m.timestamp })
     else if (m.role === 'assistant' && m.content) {

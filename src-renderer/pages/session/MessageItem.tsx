@@ -9,8 +9,8 @@ import { DelegationCards, delegationIdOf } from './DelegationCards'
 import { DelegationNoticeCard } from './DelegationNoticeCard'
 import { ProcessNoticeCard } from './ProcessNoticeCard'
 import { StoppedTurnCard } from './StoppedTurnCard'
-import { classifyRow, mergedSummaryOf } from '@shared/contract/notice-rows'
-import { CallArguments, CutMergedRow, ToolResultOutput } from './ShowAll'
+import { classifyRow, mergedSummaryOf, unreadText } from '@shared/contract/notice-rows'
+import { CallArguments, CutMergedRow, ToolResultOutput, UnreadMessage } from './ShowAll'
 import { callDuration, useToolPairs } from './tool-pairs'
 import { failureOf, parseToolResult, pathArg } from '@shared/contract/tool-result'
 import { toolResultStatus } from '@shared/contract/tool-result-text'
@@ -241,6 +241,30 @@ export const MessageItem = memo(function MessageItem({
     // j/k and Home/End move focus from message to message
     tabIndex: -1
   } as const
+  // a message whose text the page did not read (over its bound): said so, and shown as read in full once read whole
+  // (with its reasoning or calls, the row's own view: they were read, and show beside the cut notice-less text)
+  const unread = m.reasoning || m.toolCalls?.length ? null : unreadText(m)
+  if (unread)
+    return (
+      <UnreadMessage
+        m={m}
+        what={unread}
+        shell={(children) => (
+          <div className={cls} {...common}>
+            <div className="msg-head">
+              <span className="msg-role">{m.role}</span>
+              <time className="muted" title={formatDateTime(m.timestamp)}>
+                {messageTime(m.timestamp)}
+              </time>
+            </div>
+            {children}
+          </div>
+        )}
+        whole={(text) => (
+          <MessageItem m={{ ...m, content: text, contentBytes: undefined }} focused={focused} terms={terms} />
+        )}
+      />
+    )
   // what the row is when not simply a message of its role: one reading shared with the exports (notice-rows.ts)
   const row = classifyRow(m)
   if (row?.kind === 'summary') {

@@ -136,3 +136,42 @@ export function CutMergedRow({ m, view }: { m: Message; view: (text: string, cut
     )
   return <>{view(full ?? m.content ?? '', cut)}</>
 }
+
+/** What a row the page could not read holds, as the page knows it without its text (notice-rows.ts unreadText). */
+const UNREAD_LABEL = {
+  merged: 'A message with a compression summary merged into it, too large to read for the page',
+  summary: 'A compression summary, too large to read for the page',
+  message: 'A message too large to read for the page'
+} as const
+
+/**
+ * A user or assistant row over the page's read bound (its text never reached the page): `shell` wraps what it holds
+ * as the page knows it, with the cut notice; once "Show all" has read it, `whole` shows it as a row read in full is
+ * shown (the kept words and the folded summary of a merged row, a summary folded).
+ */
+export function UnreadMessage({
+  m,
+  what,
+  shell,
+  whole
+}: {
+  m: Message
+  what: keyof typeof UNREAD_LABEL
+  shell: (children: ReactNode) => ReactNode
+  whole: (text: string) => ReactNode
+}) {
+  const { full, state, load } = useWholeField(m, 'content')
+  if (full !== null) return <>{whole(full)}</>
+  return (
+    <>
+      {shell(
+        <>
+          <div className="msg-body muted" data-testid="message-unread" data-unread={what}>
+            {UNREAD_LABEL[what]}
+          </div>
+          <CutNotice shown={false} bytes={m.contentBytes ?? 0} state={state} onLoad={() => void load()} />
+        </>
+      )}
+    </>
+  )
+}
