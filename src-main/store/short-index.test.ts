@@ -10,6 +10,7 @@ import { StoreRegistry } from './index'
 import { makeHome, upstream } from './test-fixtures/homes'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { isShortTerm, shortIndexStep } from './short-index'
+import { detectShape } from './shape'
 
 afterAll(() => cleanupTempDirs())
 
@@ -44,11 +45,11 @@ describe('short-text index', () => {
       const ids = raw.prepare('SELECT id FROM messages ORDER BY id').pluck().all() as number[]
       const indexedTo = () => raw.prepare("SELECT v FROM cad_short_grams_state WHERE k = 'indexed_to'").pluck().get()
       // a spent budget: one row per step (at least one, so it always moves on), never the whole batch
-      shortIndexStep(raw, { budgetMs: 0 })
+      shortIndexStep(raw, detectShape(raw), { budgetMs: 0 })
       expect(indexedTo()).toBe(ids[0])
-      shortIndexStep(raw, { budgetMs: 0 })
+      shortIndexStep(raw, detectShape(raw), { budgetMs: 0 })
       expect(indexedTo()).toBe(ids[1])
-      shortIndexStep(raw, { budgetMs: 15 })
+      shortIndexStep(raw, detectShape(raw), { budgetMs: 15 })
       expect(indexedTo()).toBe(ids[2])
       expect(raw.prepare("SELECT message_id FROM cad_short_grams WHERE gram = '京'").pluck().all()).toEqual([
         ids[0],
