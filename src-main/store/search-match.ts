@@ -19,7 +19,7 @@ import {
   isShortTerm,
   narrowingGrams,
   shortIndexState,
-  substringText
+  substringParts
 } from './short-index'
 import { archivedSql, hiddenMessageSql, marker, shownSql } from './sql'
 import type { messages } from './schema'
@@ -69,8 +69,8 @@ const LEFT_OUT = `(m.role = 'tool' OR m.session_id IN (SELECT s.id FROM sessions
 /** How the terms of one query are read: each term's source, the text a substring is looked for in. */
 interface Reading {
   src: (t: Term) => Source
-  /** The SQL text of message `m` a substring term is matched in (short-index.ts substringText). */
-  text: string
+  /** The SQL columns of message `m` a substring term is matched in (short-index.ts substringParts). */
+  text: readonly string[]
   /** Whether the home's trigram index leaves rows out (LEFT_OUT): its answers are completed from them. */
   leavesOut: boolean
   /** Caduceus's short-text index: read up to here (rows after it are scanned); null: not usable. */
@@ -371,7 +371,7 @@ export function matchRows(
           : 'scan'
   const reading: Reading = {
     src,
-    text: substringText(shape),
+    text: substringParts(shape),
     leavesOut,
     indexedTo: shortUsable ? short.indexedTo : null
   }

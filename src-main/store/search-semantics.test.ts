@@ -177,6 +177,8 @@ describe('complete on homes upstream wrote', () => {
     ['🚀', (t) => t.includes('🚀')],
     ['🚀🚀', (t) => t.includes('🚀🚀')],
     ['C++', (t) => t.toLowerCase().includes('c++')],
+    // a phrase with a space is matched in the joined text, as upstream's index holds it
+    ['"🚀🚀 launch"', (t) => t.includes('🚀🚀 launch')],
     ['北京大学 OR テストケース', (t) => t.includes('北京大学') || t.includes('テストケース')],
     ['北京大学 NOT テスト', (t) => t.includes('北京大学') && !t.includes('テスト')],
     ['北京大学 テストケース', (t) => t.includes('北京大学') && t.includes('テストケース')],

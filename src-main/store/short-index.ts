@@ -1,7 +1,7 @@
 /**
  * Caduceus's own index for the search terms no FTS index can answer quickly: one or two characters of CJK,
  * emoji or symbols (trigrams need three; the word index does not split them). Every run of such characters
- * in a message (the text the home's own trigram index holds, which a scan reads too: `substringText`) is stored as
+ * in a message (the text the home's own trigram index holds, which a scan reads too: `substringParts`) is stored as
  * its 1- and 2-character grams, so a 1–2 character term is an exact gram lookup that answers what `instr` over every
  * row would. A longer term's 2-character grams narrow the rows upstream's trigram index leaves out (search-match.ts)
  * to a few candidates that `instr` then checks.
@@ -84,13 +84,20 @@ export function substringHasCalls(shape: HomeShape): boolean {
 }
 
 /**
- * The SQL text of message `alias` that a substring term is matched in: what the home's trigram index holds for that
- * row (substringHasCalls), so a scanned 1–2 character term and a trigram-answered longer one read the same text.
+ * The SQL columns of message `alias` whose text, joined with ' ', a substring term is matched in: what the home's
+ * trigram index holds for that row (substringHasCalls), so a scanned 1–2 character term and a trigram-answered longer
+ * one read the same text (search-query.ts toInstr tests a term without a space on each column apart).
  */
-export function substringText(shape: HomeShape, alias = 'm.'): string {
-  const text = `COALESCE(${alias}content, '') || ' ' || COALESCE(${alias}tool_name, '')`
-  return substringHasCalls(shape) ? `${text} || ' ' || COALESCE(${alias}tool_calls, '')` : text
+export function substringParts(shape: HomeShape, alias = 'm.'): readonly string[] {
+  const parts = [`${alias}content`, `${alias}tool_name`]
+  return substringHasCalls(shape) ? [...parts, `${alias}tool_calls`] : parts
 }
+
+/** substringParts as one text, as the grams are read from it. */
+const substringText = (shape: HomeShape) =>
+  substringParts(shape, '')
+    .map((c) => `COALESCE(${c}, '')`)
+    .join(" || ' ' || ")
 
 /** The text kind the index's grams were read from, kept in its state table (absent: content and tool name). */
 const textKind = (calls: boolean) => (calls ? 1 : 0)
@@ -159,7 +166,7 @@ export function shortIndexStep(
     }
     const rows = stmt<[(typeof messages.$inferSelect)['id'], string]>(
       db,
-      `SELECT id, ${substringText(shape, '')} FROM main.messages WHERE id > ? ORDER BY id LIMIT ${CHUNK}`
+      `SELECT id, ${substringText(shape)} FROM main.messages WHERE id > ? ORDER BY id LIMIT ${CHUNK}`
     ).raw()
     const put = stmt(db, `INSERT OR IGNORE INTO main.${T} (gram, message_id) VALUES (?, ?)`)
     const t0 = performance.now()
