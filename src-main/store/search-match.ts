@@ -112,6 +112,8 @@ function candidates(n: Node, params: unknown[]): string | null {
 /**
  * Ids of the rows upstream's trigram index leaves out (LEFT_OUT) that `n` matches as substrings: the short index's
  * candidates checked with `instr` plus the rows after it, or a complete scan of those rows where it is not usable.
+ * Candidates the trigram index answers for `n` are its answer already: only the others are read (most candidates
+ * of a common term are indexed rows, and reading each costs a row lookup).
  */
 function leftOutIds(n: Node, r: Reading, params: unknown[]): string {
   const check = (p: unknown[]) => `${LEFT_OUT} AND ${toInstr(n, r.text, p as string[], columnText)}`
@@ -119,8 +121,9 @@ function leftOutIds(n: Node, r: Reading, params: unknown[]): string {
     const mark = params.length
     const c = candidates(n, params)
     if (c !== null) {
-      params.push(r.indexedTo)
-      const head = `SELECT m.id FROM messages m WHERE m.id IN (${c}) AND m.id <= ? AND ${check(params)}`
+      params.push(toMatch(n, true), r.indexedTo)
+      const head = `SELECT m.id FROM messages m WHERE m.id IN (SELECT message_id FROM (${c})
+        EXCEPT SELECT rowid FROM messages_fts_trigram WHERE messages_fts_trigram MATCH ?) AND m.id <= ? AND ${check(params)}`
       params.push(r.indexedTo)
       return `${head} UNION ALL SELECT m.id FROM messages m WHERE m.id > ? AND ${check(params)}`
     }
