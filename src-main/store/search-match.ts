@@ -166,7 +166,7 @@ function idSet(n: Node, r: Reading, params: unknown[]): string {
   if (n.kind === 'term') {
     const s = r.src(n)
     if (s === 'short') {
-      params.push(n.text, r.indexedTo ?? 0, r.indexedTo ?? 0)
+      params.push(n.text, r.indexedTo ?? 0)
       const tail = toInstr(n, r.text, params as string[], columnText)
       const found = `SELECT id FROM (${SHORT_LOOKUP} UNION ALL SELECT m.id FROM messages m WHERE m.id > ? AND ${tail})`
       if (!n.initial && !n.columns) return found

@@ -60,6 +60,47 @@ describe('short-text index', () => {
     }
   })
 
+  it('grams read from another text than the home indexes are never looked up, and are read again', () => {
+    const root = tempDir()
+    const path = makeHome(root, 21)
+    const raw = new Database(path)
+    const reg = new StoreRegistry(root)
+    try {
+      const up = upstream(raw, 21)
+      up.createSession('calls')
+      const id = up.append('calls', 'assistant', 'running it')
+      // upstream v21's indexes hold the tool calls: '$' is in this row for them
+      raw
+        .prepare('UPDATE messages SET tool_calls = ? WHERE id = ?')
+        .run('[{"arguments": "{\\"cmd\\": \\"echo $5\\"}"}]', id)
+      const v21 = detectShape(raw)
+      const v30 = { ...v21, fts: 'external', trigram: 'external' } as const
+      const grams = () => raw.prepare("SELECT message_id FROM cad_short_grams WHERE gram = '$'").pluck().all()
+      const state = () =>
+        Object.fromEntries(raw.prepare('SELECT k, v FROM cad_short_grams_state').raw().all() as Array<[string, number]>)
+      // an index an earlier Caduceus read from content and tool name only: current, but not of this home's text
+      shortIndexStep(raw, v30, { budgetMs: Number.POSITIVE_INFINITY })
+      expect(grams()).toEqual([])
+      let r = sessionsOf(reg, '$')
+      expect(r.ids).toEqual(['calls'])
+      expect(r.fallback).toContain('complete scan')
+      // a write's step leaves a backlog past its bound to the slices; a slice reads every row again
+      shortIndexStep(raw, v21, { budgetMs: Number.POSITIVE_INFINITY })
+      expect(state()).toMatchObject({ text: 1, indexed_to: id })
+      expect(grams()).toEqual([id])
+      r = sessionsOf(reg, '$')
+      expect(r.ids).toEqual(['calls'])
+      expect(r.fallback).toContain("Caduceus's short-text index")
+      // the home moved to v30's storage (no tool calls indexed): the wider grams are emptied, not looked up
+      shortIndexStep(raw, v30, { budgetMs: Number.POSITIVE_INFINITY })
+      expect(state()).toMatchObject({ text: 0, indexed_to: id })
+      expect(grams()).toEqual([])
+    } finally {
+      reg.closeAll()
+      raw.close()
+    }
+  })
+
   it('never-written home scans; Caduceus writes build it; other programs’ inserts and deletes are caught up', async () => {
     const root = tempDir()
     const path = makeHome(root, 21)

@@ -103,9 +103,9 @@ const substringText = (shape: HomeShape) =>
 const textKind = (calls: boolean) => (calls ? 1 : 0)
 
 /**
- * Where the index stands for a read: null when this home has none (Caduceus never wrote it). An index whose grams
- * were read from another text than this shape's (upstream moved the home to another FTS layout since) counts as
- * indexed to nothing until the slices have read it again: its grams are never looked up, every row is "after" it.
+ * Where the index stands for a read: null when this home has none (Caduceus never wrote it), or when its grams were
+ * read from another text than this shape's (upstream moved the home to another FTS layout since): never looked up
+ * until the slices have read it again.
  */
 export function shortIndexState(db: Database.Database, shape: HomeShape): { indexedTo: number; behind: number } | null {
   if (!hasTable(db, S)) return null
@@ -115,8 +115,9 @@ export function shortIndexState(db: Database.Database, shape: HomeShape): { inde
       .all()
       .map(([k, v]) => [k, Number(v)])
   )
+  if ((state.get('text') ?? 0) !== textKind(substringHasCalls(shape))) return null
+  const indexedTo = state.get('indexed_to') ?? 0
   const max = Number(stmt(db, 'SELECT COALESCE(MAX(id), 0) FROM main.messages').pluck().get())
-  const indexedTo = (state.get('text') ?? 0) === textKind(substringHasCalls(shape)) ? (state.get('indexed_to') ?? 0) : 0
   return { indexedTo, behind: Math.max(0, max - indexedTo) }
 }
 
@@ -204,11 +205,8 @@ export function shortIndexStep(
   }
 }
 
-/**
- * Ids of messages holding `gram` (1st parameter) up to `indexedTo` (2nd: grams past it are of a text the index no
- * longer reads; deleted messages included: join them with messages).
- */
-export const SHORT_LOOKUP = `SELECT message_id AS id FROM main.${T} WHERE gram = ? AND message_id <= ?`
+/** Ids of messages up to `indexedTo` holding `gram` (deleted ones included: join them with messages). */
+export const SHORT_LOOKUP = `SELECT message_id AS id FROM main.${T} WHERE gram = ?`
 
 /** At most this many grams narrow a long term: a few pieces already leave few rows, each more is a list read. */
 const NARROWING = 3
