@@ -84,7 +84,7 @@ describe('short-text index', () => {
       let r = sessionsOf(reg, '$')
       expect(r.ids).toEqual(['calls'])
       expect(r.fallback).toContain('complete scan')
-      // a write's step leaves a backlog past its bound to the slices; a slice reads every row again
+      // a slice reads every row again, of the text this home indexes
       shortIndexStep(raw, v21, { budgetMs: Number.POSITIVE_INFINITY })
       expect(state()).toMatchObject({ text: 1, indexed_to: id })
       expect(grams()).toEqual([id])
