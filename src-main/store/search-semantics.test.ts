@@ -188,36 +188,38 @@ describe('complete on homes upstream wrote', () => {
   ]
   const fixture = (name: string) => resolve(import.meta.dirname, '../../test/fixtures/upstream/search-complete', name)
 
-  /** Each query's matching sessions with their numbers of matching messages, by a substring check. */
-  function truth(path: string, calls: boolean, q: (text: string) => boolean): Record<string, number> {
+  /** The text each row's session holds for the home's indexes: content and tool name, plus tool calls (v21). */
+  function texts(path: string, calls: boolean): Array<[string, string]> {
     const db = new Database(path, { readonly: true })
     try {
       const rows = db
         .prepare('SELECT session_id AS s, content, tool_name AS name, tool_calls AS calls FROM messages')
         .all() as Array<{ s: string; content: string | null; name: string | null; calls: string | null }>
-      const out: Record<string, number> = {}
-      for (const r of rows) {
-        const text = [r.content ?? '', r.name ?? '', ...(calls ? [r.calls ?? ''] : [])].join(' ')
-        if (q(text)) out[r.s] = (out[r.s] ?? 0) + 1
-      }
-      return out
+      return rows.map((r) => [r.s, [r.content ?? '', r.name ?? '', ...(calls ? [r.calls ?? ''] : [])].join(' ')])
     } finally {
       db.close()
     }
   }
+  /** Each query's matching sessions with their numbers of matching messages, by a substring check. */
+  function truth(rows: Array<[string, string]>, q: (text: string) => boolean): Record<string, number> {
+    const out: Record<string, number> = {}
+    for (const [s, text] of rows) if (q(text)) out[s] = (out[s] ?? 0) + 1
+    return out
+  }
 
   function check(reg: StoreRegistry, path: string, calls: boolean, via: RegExp): void {
+    const rows = texts(path, calls)
     for (const [query, q] of QUERIES) {
       const r = reg.searchAll({ query, limit: 200, filters: { includeChildren: true } })
       const found = Object.fromEntries((r.sessions ?? []).map((g) => [g.sessionId, g.hits]))
-      expect(found, query).toEqual(truth(path, calls, q))
+      expect(found, query).toEqual(truth(rows, q))
       expect(r.hits.length, query).toBe(Object.values(found).reduce((a, b) => a + b, 0))
       if (/^[\p{Script=Han}\p{Script=Katakana}]{3,}$/u.test(query)) expect(r.fallback, query).toMatch(via)
     }
     // which sessions a search lists is unchanged: delegated children only with the children filter
     const kids = reg.searchAll({ query: '北京', limit: 200, filters: { includeChildren: false } })
     expect(kids.sessions!.map((g) => g.sessionId)).not.toContain('s05')
-    expect(Object.keys(truth(path, calls, (t) => t.includes('北京')))).toContain('s05')
+    expect(Object.keys(truth(rows, (t) => t.includes('北京')))).toContain('s05')
   }
 
   it('v30: the rows its trigram index leaves out are found, by a scan or by the short-text index', async () => {

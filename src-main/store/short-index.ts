@@ -79,7 +79,7 @@ function gramsOf(text: string): Set<string> {
  * `content || ' ' || tool_name || ' ' || tool_calls` in one column; the v30 trigram index (external content) holds
  * content and tool_name only. A home without a trigram index goes by its word index's layout.
  */
-export function substringHasCalls(shape: HomeShape): boolean {
+function substringHasCalls(shape: HomeShape): boolean {
   return shape.trigram === 'inline' || (shape.trigram === 'none' && shape.fts === 'inline')
 }
 
