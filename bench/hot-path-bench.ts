@@ -21,6 +21,7 @@ import Database from 'better-sqlite3'
 import { SessionWatcher, StoreRegistry, type SessionStore } from '../src-main/store'
 import { generateBulk } from '../src-main/store/demo'
 import { shortIndexState, shortIndexStep } from '../src-main/store/short-index'
+import { detectShape } from '../src-main/store/shape'
 import { txDb } from '../src-main/store/write-tx'
 import { percentiles } from './percentiles'
 import { stateDbOf } from './list-after-write'
@@ -174,7 +175,8 @@ async function measureCatchingUp(
     delay.enable()
     const t0 = performance.now()
     const c0 = cpuMs()
-    const behind = () => shortIndexState(raw)?.behind ?? rows
+    const shape = detectShape(raw)
+    const behind = () => shortIndexState(raw, shape)?.behind ?? rows
     const gaps: number[] = []
     let last = cpuMs()
     for (let i = 0; performance.now() - t0 < maxWaitS * 1000; i++) {
@@ -223,11 +225,11 @@ export async function runHotPathBench(opts: { home?: string; profile?: string } 
     if (!opts.home) generateBulk(store, { sessions: 10_000, messagesPerSession: 50 })
     // a given home Caduceus never indexed: its writes while the short-text index catches up, and the catch-up
     const probe = new Database(store.path, { readonly: true })
-    const unindexed = !shortIndexState(probe)
+    const unindexed = !shortIndexState(probe, detectShape(probe))
     probe.close()
     const catchingUp = opts.home && unindexed ? await measureCatchingUp(store) : undefined
     // Caduceus's short-text index made current (one write with no time budget), for the steady state's numbers.
-    await store.write((tx) => shortIndexStep(txDb(tx), { budgetMs: Number.POSITIVE_INFINITY }))
+    await store.write((tx) => shortIndexStep(txDb(tx), store.shape, { budgetMs: Number.POSITIVE_INFINITY }))
     return { ...(await measureHotPaths(store)), ...(catchingUp ? { catchingUp } : {}) }
   } finally {
     registry.closeAll()

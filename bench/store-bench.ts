@@ -165,7 +165,7 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
       sqliteOf(store).exec('ANALYZE')
       // The raw bulk insert bypassed Caduceus's writes: one Caduceus write with no time budget brings its
       // short-text index current (normal writes do a slice each).
-      await store.write((tx) => shortIndexStep(txDb(tx), { budgetMs: Number.POSITIVE_INFINITY }))
+      await store.write((tx) => shortIndexStep(txDb(tx), store.shape, { budgetMs: Number.POSITIVE_INFINITY }))
       log(`generated in ${Math.round(performance.now() - t)} ms`)
       settle(stateDbOf(temp, 'default'))
     }

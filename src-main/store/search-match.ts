@@ -12,8 +12,16 @@ import type { HomeShape } from './shape'
 import { prepareOnce, stmt } from './stmt-cache'
 import { rowsViaJson } from './json-rows'
 import { matchTerm, nearItems, toInstr, toMatch, type Node, type Term } from './search-query'
-import { SHORT_LOOKUP, STALE_ROWS, isShortTerm, shortIndexState } from './short-index'
-import { archivedSql, hiddenMessageSql, shownSql } from './sql'
+import {
+  SHORT_LOOKUP,
+  STALE_ROWS,
+  gramsLookup,
+  isShortTerm,
+  narrowingGrams,
+  shortIndexState,
+  substringParts
+} from './short-index'
+import { archivedSql, hiddenMessageSql, marker, shownSql } from './sql'
 import type { messages } from './schema'
 
 // a hit is a row the transcript shows (sql.ts hiddenMessageSql), so opening it lands on it
@@ -47,55 +55,135 @@ const SUBSTRING =
 export const matchedAsSubstring = (text: string): boolean => SUBSTRING.test(text)
 
 type Source = 'word' | 'trigram' | 'short' | 'scan'
-const SCANNED = "COALESCE(m.content, '') || ' ' || COALESCE(m.tool_name, '')"
 /** The text of the named word-index columns (upstream's are messages columns of the same names). */
 const columnText = (columns: string[]) => columns.map((c) => `COALESCE(m."${c}", '')`).join(" || ' ' || ")
 
-/** A SQL boolean over messages `m`, each term answered by its own source; params appended. */
-function condition(n: Node, src: (t: Term) => Source, params: string[]): string {
+/**
+ * The rows upstream's v30 trigram index leaves out by design (hermes-spec §1.3, `messages_fts_trigram_src`): tool
+ * output, and every row of a cron or subagent session or a delegated child (`_delegate_from`). Its answer for a 3+
+ * character term is completed from these rows (leftOutIds), so a term never finds less than a piece of it.
+ */
+const LEFT_OUT = `(m.role = 'tool' OR m.session_id IN (SELECT s.id FROM sessions s
+  WHERE s.source IN ('cron', 'subagent') OR ${marker('s', '_delegate_from')} IS NOT NULL))`
+
+/** How the terms of one query are read: each term's source, the text a substring is looked for in. */
+interface Reading {
+  src: (t: Term) => Source
+  /** The SQL columns of message `m` a substring term is matched in (short-index.ts substringParts). */
+  text: readonly string[]
+  /** Whether the home's trigram index leaves rows out (LEFT_OUT): its answers are completed from them. */
+  leavesOut: boolean
+  /** Caduceus's short-text index: read up to here (rows after it are scanned); null: not usable. */
+  indexedTo: number | null
+}
+
+/**
+ * Candidate ids (up to the short index's `indexedTo`) for the rows holding what `n` needs, from the grams of its
+ * terms (short-index.ts narrowingGrams); null where some term has no gram to narrow by. A NOT needs only its left.
+ */
+function candidates(n: Node, params: unknown[]): string | null {
   if (n.kind === 'term') {
-    const s = src(n)
+    const grams = narrowingGrams(n.text)
+    if (!grams.length) return null
+    params.push(...grams)
+    return gramsLookup(grams.length)
+  }
+  if (n.kind === 'not') return candidates(n.left, params)
+  const items = n.kind === 'near' ? nearItems(n) : n.items
+  if (n.kind === 'or') {
+    const mark = params.length
+    const each = items.map((x) => candidates(x, params))
+    if (each.some((c) => c === null)) {
+      params.length = mark
+      return null
+    }
+    return each.map((c) => `SELECT message_id FROM (${c})`).join(' UNION ')
+  }
+  // AND: the first item that narrows is enough (the instr check that follows tests them all)
+  for (const x of items) {
+    const mark = params.length
+    const c = candidates(x, params)
+    if (c !== null) return c
+    params.length = mark
+  }
+  return null
+}
+
+/**
+ * Ids of the rows upstream's trigram index leaves out (LEFT_OUT) that `n` matches as substrings: the short index's
+ * candidates checked with `instr` plus the rows after it, or a complete scan of those rows where it is not usable.
+ * Candidates the trigram index answers for `n` are its answer already: only the others are read (most candidates
+ * of a common term are indexed rows, and reading each costs a row lookup).
+ */
+function leftOutIds(n: Node, r: Reading, params: unknown[]): string {
+  const check = (p: unknown[]) => `${LEFT_OUT} AND ${toInstr(n, r.text, p as string[], columnText)}`
+  if (r.indexedTo !== null) {
+    const mark = params.length
+    const c = candidates(n, params)
+    if (c !== null) {
+      params.push(toMatch(n, true), r.indexedTo)
+      const head = `SELECT m.id FROM messages m WHERE m.id IN (SELECT message_id FROM (${c})
+        EXCEPT SELECT rowid FROM messages_fts_trigram WHERE messages_fts_trigram MATCH ?) AND m.id <= ? AND ${check(params)}`
+      params.push(r.indexedTo)
+      return `${head} UNION ALL SELECT m.id FROM messages m WHERE m.id > ? AND ${check(params)}`
+    }
+    params.length = mark
+  }
+  return `SELECT m.id FROM messages m WHERE ${check(params)}`
+}
+
+/** A SQL boolean over messages `m`, each term answered by its own source; params appended. */
+function condition(n: Node, r: Reading, params: string[]): string {
+  if (n.kind === 'term') {
+    const s = r.src(n)
     // a short term in a tree that is scanned anyway is read by the same scan (the trigram index holds no 1–2
     // character term: `東京 OR tool_calls:東京タワー` found nothing at all)
-    if (s === 'scan' || s === 'short') return toInstr(n, SCANNED, params, columnText)
+    if (s === 'scan' || s === 'short') return toInstr(n, r.text, params, columnText)
     const table = s === 'word' ? 'messages_fts' : 'messages_fts_trigram'
     params.push(matchTerm(n, s === 'word'))
-    return `m.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`
+    const indexed = `m.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`
+    // the rows the trigram index leaves out are read by this scan too
+    if (s === 'trigram' && r.leavesOut)
+      return `(${indexed} OR (${LEFT_OUT} AND ${toInstr(n, r.text, params, columnText)}))`
+    return indexed
   }
   if (n.kind === 'near') {
     // kept only where the word index answers every phrase (nearAsAnd)
     params.push(toMatch(n))
     return 'm.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)'
   }
-  if (n.kind === 'not') return `(${condition(n.left, src, params)} AND NOT ${condition(n.right, src, params)})`
-  return `(${n.items.map((x) => condition(x, src, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
+  if (n.kind === 'not') return `(${condition(n.left, r, params)} AND NOT ${condition(n.right, r, params)})`
+  return `(${n.items.map((x) => condition(x, r, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
 }
 
 /**
  * The matching message ids as one compound SELECT (no scan of messages): each term from its index — a short
- * term from Caduceus's gram index up to `indexedTo` plus an `instr` over only the rows after it — combined
- * with INTERSECT / UNION / EXCEPT in the tree's own precedence.
+ * term from Caduceus's gram index up to `indexedTo` plus an `instr` over only the rows after it, a trigram term from
+ * the trigram index plus the rows it leaves out (leftOutIds) — combined with INTERSECT / UNION / EXCEPT in the
+ * tree's own precedence.
  */
-function idSet(n: Node, src: (t: Term) => Source, indexedTo: number, params: unknown[]): string {
+function idSet(n: Node, r: Reading, params: unknown[]): string {
   if (n.kind === 'term') {
-    const s = src(n)
+    const s = r.src(n)
     if (s === 'short') {
-      params.push(n.text, indexedTo)
-      const tail = toInstr(n, SCANNED, params as string[], columnText)
+      params.push(n.text, r.indexedTo ?? 0)
+      const tail = toInstr(n, r.text, params as string[], columnText)
       const found = `SELECT id FROM (${SHORT_LOOKUP} UNION ALL SELECT m.id FROM messages m WHERE m.id > ? AND ${tail})`
       if (!n.initial && !n.columns) return found
       // the gram index says where the text is, not whether a message starts with it or in which column
-      return `SELECT m.id FROM messages m WHERE m.id IN (${found}) AND ${toInstr(n, SCANNED, params as string[], columnText)}`
+      return `SELECT m.id FROM messages m WHERE m.id IN (${found}) AND ${toInstr(n, r.text, params as string[], columnText)}`
     }
     const table = s === 'word' ? 'messages_fts' : 'messages_fts_trigram'
     params.push(matchTerm(n, s === 'word'))
-    return `SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ?`
+    const indexed = `SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ?`
+    if (s === 'trigram' && r.leavesOut) return `${indexed} UNION ALL SELECT id FROM (${leftOutIds(n, r, params)})`
+    return indexed
   }
   if (n.kind === 'near') {
     params.push(toMatch(n))
     return 'SELECT rowid AS id FROM messages_fts WHERE messages_fts MATCH ?'
   }
-  const wrap = (x: Node) => `SELECT id FROM (${idSet(x, src, indexedTo, params)})`
+  const wrap = (x: Node) => `SELECT id FROM (${idSet(x, r, params)})`
   if (n.kind === 'not') return `${wrap(n.left)} EXCEPT ${wrap(n.right)}`
   return n.items.map(wrap).join(n.kind === 'and' ? ' INTERSECT ' : ' UNION ')
 }
@@ -266,20 +354,33 @@ export function matchRows(
   const trigramColumns = new Set(shape.trigramColumns.map((c) => c.toLowerCase()))
   // a column filter the trigram index can apply (it lacks tool_calls, and a legacy one has only content)
   const trigramCan = (t: Term) => !t.columns || t.columns.only.every((c) => trigramColumns.has(c.toLowerCase()))
+  const isTrigram = (t: Term) => SUBSTRING.test(t.text) && trigram && chars(t.text) >= 3 && trigramCan(t)
+  // upstream's v30 trigram index (external content, over a view) leaves tool output and cron/subagent/delegated
+  // runs out: its answers are completed from those rows (LEFT_OUT); an inline (v21) one holds every row
+  const leavesOut = shape.trigram === 'external' && terms.some(isTrigram)
   // Caduceus's short-term index, when its own writes built it and other programs have not run far ahead of it.
-  const short = terms.some((t) => SUBSTRING.test(t.text) && isShortTerm(t.text)) ? shortIndexState(db) : null
+  const short =
+    leavesOut || terms.some((t) => SUBSTRING.test(t.text) && isShortTerm(t.text)) ? shortIndexState(db, shape) : null
   const shortUsable = short !== null && short.behind <= STALE_ROWS
   const src = (t: Term): Source =>
     !SUBSTRING.test(t.text)
       ? shape.fts === 'none'
         ? 'scan'
         : 'word'
-      : trigram && chars(t.text) >= 3 && trigramCan(t)
+      : isTrigram(t)
         ? 'trigram'
         : shortUsable && isShortTerm(t.text)
           ? 'short'
           : 'scan'
+  const reading: Reading = {
+    src,
+    text: substringParts(shape),
+    leavesOut,
+    indexedTo: shortUsable ? short.indexedTo : null
+  }
   const sources = new Set(terms.map(src))
+  // without the short index, the rows the trigram index leaves out are scanned: once for the whole tree
+  const leftOutScanned = leavesOut && !shortUsable
   const params: string[] = []
   let ids: number[]
   let sessions: Map<string, { hits: number; title: string | null }>
@@ -308,11 +409,34 @@ export function matchRows(
             filters,
             rowsViaJson<Row>(db, `SELECT m.session_id AS c0, m.id AS c1 FROM ${from(where)}`, 2, [match, ...margs])
           )
+    if (leavesOut) {
+      // the rows the trigram index leaves out, the whole tree checked on each (every term in them is a substring)
+      const lp: unknown[] = []
+      const set = leftOutIds(tree, reading, lp)
+      const filter = messageFilter(filters, lp, { sessions: false })
+      const more = allowedOnly(
+        db,
+        filters,
+        rowsViaJson<Row>(
+          db,
+          `SELECT m.session_id AS c0, m.id AS c1 FROM messages m WHERE m.id IN (${set}) AND ${VISIBLE}${filter}`,
+          2,
+          lp
+        )
+      )
+      if (more.length) {
+        // a row the index holds as well (its session became cron after it was indexed) counts once
+        const have = new Set(all ? all.map((r) => Number(r[1])) : ids)
+        const added = more.filter((r) => !have.has(Number(r[1])))
+        if (all) all = [...all, ...added].sort((a, b) => Number(a[1]) - Number(b[1]))
+        ids = [...ids, ...added.map((r) => Number(r[1]))].sort((a, b) => b - a).slice(0, n)
+      }
+    }
     sessions = all ? group(all) : new Map()
-  } else if (!sources.has('scan')) {
+  } else if (!sources.has('scan') && !(leftOutScanned && sources.has('trigram'))) {
     // Every term has an index (Caduceus's short index among them): ids from a compound of index lookups.
     const params: unknown[] = []
-    const set = idSet(tree, src, short?.indexedTo ?? 0, params)
+    const set = idSet(tree, reading, params)
     const filter = messageFilter(filters, params, { sessions: false })
     const rows = (all = allowedOnly(
       db,
@@ -331,7 +455,7 @@ export function matchRows(
     sessions = group(rows)
   } else {
     // A scan or a mixed tree: one pass over every row (complete at any size), newest page and counts together.
-    const cond = condition(tree, src, params)
+    const cond = condition(tree, reading, params)
     const fargs: unknown[] = []
     const filter = messageFilter(filters, fargs, { sessions: false })
     const rows = (all = allowedOnly(
@@ -378,7 +502,7 @@ export function matchRows(
     }
   }
   // in a scanned tree, the short terms were read by the scan too (condition)
-  const scanned = sources.has('scan')
+  const scanned = sources.has('scan') || (leftOutScanned && sources.has('trigram') && sources.size > 1)
   const answeredBy = (t: Term): Source => (scanned && src(t) === 'short' ? 'scan' : src(t))
   const by = (s: Source, of = terms) => [...new Set(of.filter((t) => answeredBy(t) === s).map((t) => t.text))]
   const notes: string[] = []
@@ -386,7 +510,21 @@ export function matchRows(
     notes.push(
       `NEAR read as AND for ${nearRead.join('; ')} (${shape.fts === 'none' ? 'this home has no word index' : 'word distances exist only in the word index, which does not hold CJK text, emoji or symbols'})`
     )
-  if (by('trigram').length) notes.push(`substring match (trigram index) for ${by('trigram').join(', ')}`)
+  if (by('trigram').length) {
+    const how =
+      !scanned && shortUsable
+        ? "by Caduceus's short-text index"
+        : `by a complete scan (${
+            short === null
+              ? "Caduceus's short-text index is not built here"
+              : !shortUsable
+                ? `Caduceus's short-text index is ${short.behind} rows behind`
+                : 'read with the rest of the query, which is scanned'
+          })`
+    notes.push(
+      `substring match (trigram index) for ${by('trigram').join(', ')}${leavesOut ? `, and in the rows that index leaves out (tool output, cron, subagent and delegated runs) ${how}` : ''}`
+    )
+  }
   if (by('short').length) notes.push(`substring match (Caduceus's short-text index) for ${by('short').join(', ')}`)
   // a 3+ character term scanned where the trigram index is: its column filter names a column that index lacks
   const noColumn = (t: Term) => trigram && chars(t.text) >= 3 && !trigramCan(t)

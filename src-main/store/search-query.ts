@@ -212,22 +212,35 @@ export function toMatch(n: Node, substring = false): string {
  * `foldCase` folds the term (fold.ts): by the registered Unicode fold for a term with non-ASCII letters; for an
  * ASCII term by SQLite's native `lower()` (only ASCII letters fold into it — and İ, into an i, which `replace`
  * folds first when the term has one; the Kelvin sign is the one other such character and is left out).
+ * `expr` given as parts is their text joined with ' ' (as upstream's inline indexes join content, tool name and tool
+ * calls): a term with no space in it is tested on each part apart, which is the same answer without building the
+ * joined copy of every scanned row.
  * A term with a column filter is tested on `columnExpr(columns)` — with none given (a title), it never matches.
  * A NEAR group is read as its phrases ANDed (no word positions here).
  */
-export function toInstr(n: Node, expr: string, params: string[], columnExpr?: (columns: string[]) => string): string {
+export function toInstr(
+  n: Node,
+  expr: string | readonly string[],
+  params: string[],
+  columnExpr?: (columns: string[]) => string
+): string {
   if (n.kind === 'term') {
     if (n.columns && (!columnExpr || !n.columns.only.length)) return '0'
-    const over = n.columns ? columnExpr!(n.columns.only) : expr
     const folded = foldCase(n.text)
-    params.push(folded)
-    // `^`: at the start, past leading white space (as FTS5's first token is)
-    const text = n.initial ? `ltrim(COALESCE(${over}, ''), ' ' || char(9, 10, 13))` : `COALESCE(${over}, '')`
-    const at = n.initial ? '= 1' : '> 0'
-    // Caseless text (CJK): no fold over every scanned row.
-    if (folded === n.text.toUpperCase()) return `instr(${text}, ?) ${at}`
-    if (!/^[\x00-\x7f]*$/.test(folded)) return `instr(${FOLD_SQL}(${text}), ?) ${at}`
-    return `instr(lower(${folded.includes('i') ? `replace(${text}, '\u0130', 'i')` : text}), ?) ${at}`
+    const test = (over: string) => {
+      params.push(folded)
+      // `^`: at the start, past leading white space (as FTS5's first token is)
+      const text = n.initial ? `ltrim(COALESCE(${over}, ''), ' ' || char(9, 10, 13))` : `COALESCE(${over}, '')`
+      const at = n.initial ? '= 1' : '> 0'
+      // Caseless text (CJK): no fold over every scanned row.
+      if (folded === n.text.toUpperCase()) return `instr(${text}, ?) ${at}`
+      if (!/^[\x00-\x7f]*$/.test(folded)) return `instr(${FOLD_SQL}(${text}), ?) ${at}`
+      return `instr(lower(${folded.includes('i') ? `replace(${text}, '\u0130', 'i')` : text}), ?) ${at}`
+    }
+    if (n.columns) return test(columnExpr!(n.columns.only))
+    if (typeof expr === 'string') return test(expr)
+    if (!n.initial && !folded.includes(' ')) return `(${expr.map(test).join(' OR ')})`
+    return test(expr.map((e) => `COALESCE(${e}, '')`).join(" || ' ' || "))
   }
   if (n.kind === 'near')
     return `(${nearItems(n)

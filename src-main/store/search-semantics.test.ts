@@ -2,6 +2,8 @@
  * Search semantics through the contract request users make (`sessions.search`), on a fresh (v30) home and on
  * an upstream v21 home (legacy inline FTS + its own trigram table).
  */
+import { copyFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { SearchResult } from '@shared/contract'
@@ -10,6 +12,7 @@ import { makeHome, upstream } from './test-fixtures/homes'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { rawDb } from './test-fixtures/raw-db'
 import { txDb } from './write-tx'
+import { shortIndexStep } from './short-index'
 
 afterAll(cleanupTempDirs)
 
@@ -151,5 +154,123 @@ describe('search semantics', () => {
     )
     expect(sessionsOf(search(reg, 'NEAR(heater pressure, 3)'))).toEqual(['heat'])
     reg.closeAll()
+  })
+})
+
+/**
+ * Completeness on homes upstream's code wrote (scripts/golden/search_complete.py): every term, short or long, finds
+ * exactly the rows whose indexed text holds it — upstream's own FTS answers for the rows its trigram index holds,
+ * and the rows that index leaves out (v30: tool output, cron, subagent and delegated sessions) found all the same —
+ * so a longer term never finds more or less than a substring check says. The truth is that check, in plain JS, over
+ * the text each home's own index holds: content and tool name (v30), plus the tool calls (v21's inline indexes).
+ */
+describe('complete on homes upstream wrote', () => {
+  const QUERIES: Array<[string, (text: string, toolName: string) => boolean, v30only?: true]> = [
+    ['北京', (t) => t.includes('北京')],
+    ['北京大学', (t) => t.includes('北京大学')],
+    ['北京大学的图书馆', (t) => t.includes('北京大学的图书馆')],
+    ['テスト', (t) => t.includes('テスト')],
+    ['テストケース', (t) => t.includes('テストケース')],
+    ['テスト実行', (t) => t.includes('テスト実行')],
+    ['$', (t) => t.includes('$')],
+    ['$100', (t) => t.includes('$100')],
+    ['🚀', (t) => t.includes('🚀')],
+    ['🚀🚀', (t) => t.includes('🚀🚀')],
+    ['C++', (t) => t.toLowerCase().includes('c++')],
+    // a phrase with a space is matched in the joined text, as upstream's index holds it
+    ['"🚀🚀 launch"', (t) => t.includes('🚀🚀 launch')],
+    ['北京大学 OR テストケース', (t) => t.includes('北京大学') || t.includes('テストケース')],
+    ['北京大学 NOT テスト', (t) => t.includes('北京大学') && !t.includes('テスト')],
+    ['北京大学 テストケース', (t) => t.includes('北京大学') && t.includes('テストケース')],
+    // plain as FTS5's word: not inside a run of letters of any script (東京タワーplain is one word)
+    ['東京タワー AND plain', (t) => t.includes('東京タワー') && /(?<![\p{L}\p{N}])plain(?![\p{L}\p{N}])/iu.test(t)],
+    ['$100 AND 北京', (t) => t.includes('$100') && t.includes('北京')],
+    // a column filter the trigram index can apply: its left-out rows (here tool rows only) are read in that column
+    // (v21's indexes have one column, content: tool_name: is read as text there)
+    ['tool_name:テスト実行', (_, name) => name.includes('テスト実行'), true]
+  ]
+  const fixture = (name: string) => resolve(import.meta.dirname, '../../test/fixtures/upstream/search-complete', name)
+
+  /** The text each row's session holds for the home's indexes: content and tool name, plus tool calls (v21). */
+  function texts(path: string, calls: boolean): Array<[string, string, string]> {
+    const db = new Database(path, { readonly: true })
+    try {
+      const rows = db
+        .prepare('SELECT session_id AS s, content, tool_name AS name, tool_calls AS calls FROM messages')
+        .all() as Array<{ s: string; content: string | null; name: string | null; calls: string | null }>
+      return rows.map((r) => [
+        r.s,
+        [r.content ?? '', r.name ?? '', ...(calls ? [r.calls ?? ''] : [])].join(' '),
+        r.name ?? ''
+      ])
+    } finally {
+      db.close()
+    }
+  }
+  /** Each query's matching sessions with their numbers of matching messages, by a substring check. */
+  function truth(
+    rows: Array<[string, string, string]>,
+    q: (text: string, toolName: string) => boolean
+  ): Record<string, number> {
+    const out: Record<string, number> = {}
+    for (const [s, text, name] of rows) if (q(text, name)) out[s] = (out[s] ?? 0) + 1
+    return out
+  }
+
+  function check(reg: StoreRegistry, path: string, calls: boolean, via: RegExp): void {
+    const rows = texts(path, calls)
+    for (const [query, q, v30only] of QUERIES) {
+      if (v30only && calls) continue
+      const r = reg.searchAll({ query, limit: 200, filters: { includeChildren: true } })
+      const found = Object.fromEntries((r.sessions ?? []).map((g) => [g.sessionId, g.hits]))
+      expect(found, query).toEqual(truth(rows, q))
+      expect(r.hits.length, query).toBe(Object.values(found).reduce((a, b) => a + b, 0))
+      if (/^[\p{Script=Han}\p{Script=Katakana}]{3,}$/u.test(query)) expect(r.fallback, query).toMatch(via)
+    }
+    // which sessions a search lists is unchanged: delegated children only with the children filter
+    const kids = reg.searchAll({ query: '北京', limit: 200, filters: { includeChildren: false } })
+    expect(kids.sessions!.map((g) => g.sessionId)).not.toContain('s05')
+    expect(Object.keys(truth(rows, (t) => t.includes('北京')))).toContain('s05')
+  }
+
+  it('v30: the rows its trigram index leaves out are found, by a scan or by the short-text index', async () => {
+    const root = tempDir()
+    const path = join(root, 'state.db')
+    copyFileSync(fixture('v30.db'), path)
+    const reg = new StoreRegistry(root)
+    try {
+      // never written by Caduceus: a complete scan of just those rows
+      check(reg, path, false, /leaves out \(tool output, cron, subagent and delegated runs\) by a complete scan/)
+      const s = reg.get('default')
+      await s.write((tx) => shortIndexStep(txDb(tx), s.shape, { budgetMs: Number.POSITIVE_INFINITY }))
+      check(reg, path, false, /leaves out .* by Caduceus's short-text index/)
+      // another program's rows after the index's end: read by the scan of that tail
+      const raw = new Database(path)
+      raw
+        .prepare(
+          "INSERT INTO messages (session_id, role, content, tool_name, timestamp) VALUES ('s02', 'tool', '北京大学 テストケース $100', 'テスト実行', 1)"
+        )
+        .run()
+      raw.close()
+      check(reg, path, false, /leaves out .* by Caduceus's short-text index/)
+    } finally {
+      reg.closeAll()
+    }
+  })
+
+  it('v21: a scan and the short-text index read the tool calls, as its indexes do', async () => {
+    const root = tempDir()
+    const path = join(root, 'state.db')
+    copyFileSync(fixture('v21.db'), path)
+    const reg = new StoreRegistry(root)
+    try {
+      check(reg, path, true, /trigram index/)
+      const s = reg.get('default')
+      await s.write((tx) => shortIndexStep(txDb(tx), s.shape, { budgetMs: Number.POSITIVE_INFINITY }))
+      expect(reg.searchAll({ query: '$', limit: 5 }).fallback).toContain("Caduceus's short-text index")
+      check(reg, path, true, /trigram index/)
+    } finally {
+      reg.closeAll()
+    }
   })
 })

@@ -348,7 +348,7 @@ export class SessionStore {
     return this.queue.run(() => this.attempt(fn))
   }
 
-  private attempt<T>(fn: (tx: WriteTx) => T, index: Parameters<typeof shortIndexStep>[1] = WRITE_STEP): T {
+  private attempt<T>(fn: (tx: WriteTx) => T, index: Parameters<typeof shortIndexStep>[2] = WRITE_STEP): T {
     this.syncFile() // never into a file that was replaced or deleted under the open connection
     this.prepareConnection() // first write of this open: create a missing file, switch to WAL
     // busy_timeout 0 while acquiring: SQLite must never sleep on this thread waiting for another process.
@@ -366,7 +366,7 @@ export class SessionStore {
           began = { views: beginWriteTx(this.handle) }
           const out = fn(tx)
           // Caduceus's short CJK/emoji index: a write indexes a short backlog (its own rows), the slices a long one
-          behind = shortIndexStep(this.db, index)
+          behind = shortIndexStep(this.db, this.handle.shape, index)
           endWriteTx(this.handle, began.views, first)
           return out
         })

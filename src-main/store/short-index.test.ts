@@ -10,6 +10,7 @@ import { StoreRegistry } from './index'
 import { makeHome, upstream } from './test-fixtures/homes'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { isShortTerm, shortIndexStep } from './short-index'
+import { detectShape } from './shape'
 
 afterAll(() => cleanupTempDirs())
 
@@ -44,17 +45,58 @@ describe('short-text index', () => {
       const ids = raw.prepare('SELECT id FROM messages ORDER BY id').pluck().all() as number[]
       const indexedTo = () => raw.prepare("SELECT v FROM cad_short_grams_state WHERE k = 'indexed_to'").pluck().get()
       // a spent budget: one row per step (at least one, so it always moves on), never the whole batch
-      shortIndexStep(raw, { budgetMs: 0 })
+      shortIndexStep(raw, detectShape(raw), { budgetMs: 0 })
       expect(indexedTo()).toBe(ids[0])
-      shortIndexStep(raw, { budgetMs: 0 })
+      shortIndexStep(raw, detectShape(raw), { budgetMs: 0 })
       expect(indexedTo()).toBe(ids[1])
-      shortIndexStep(raw, { budgetMs: 15 })
+      shortIndexStep(raw, detectShape(raw), { budgetMs: 15 })
       expect(indexedTo()).toBe(ids[2])
       expect(raw.prepare("SELECT message_id FROM cad_short_grams WHERE gram = '京'").pluck().all()).toEqual([
         ids[0],
         ids[2]
       ])
     } finally {
+      raw.close()
+    }
+  })
+
+  it('grams read from another text than the home indexes are never looked up, and are read again', () => {
+    const root = tempDir()
+    const path = makeHome(root, 21)
+    const raw = new Database(path)
+    const reg = new StoreRegistry(root)
+    try {
+      const up = upstream(raw, 21)
+      up.createSession('calls')
+      const id = up.append('calls', 'assistant', 'running it')
+      // upstream v21's indexes hold the tool calls: '$' is in this row for them
+      raw
+        .prepare('UPDATE messages SET tool_calls = ? WHERE id = ?')
+        .run('[{"arguments": "{\\"cmd\\": \\"echo $5\\"}"}]', id)
+      const v21 = detectShape(raw)
+      const v30 = { ...v21, fts: 'external', trigram: 'external' } as const
+      const grams = () => raw.prepare("SELECT message_id FROM cad_short_grams WHERE gram = '$'").pluck().all()
+      const state = () =>
+        Object.fromEntries(raw.prepare('SELECT k, v FROM cad_short_grams_state').raw().all() as Array<[string, number]>)
+      // an index an earlier Caduceus read from content and tool name only: current, but not of this home's text
+      shortIndexStep(raw, v30, { budgetMs: Number.POSITIVE_INFINITY })
+      expect(grams()).toEqual([])
+      let r = sessionsOf(reg, '$')
+      expect(r.ids).toEqual(['calls'])
+      expect(r.fallback).toContain('complete scan')
+      // a slice reads every row again, of the text this home indexes
+      shortIndexStep(raw, v21, { budgetMs: Number.POSITIVE_INFINITY })
+      expect(state()).toMatchObject({ text: 1, indexed_to: id })
+      expect(grams()).toEqual([id])
+      r = sessionsOf(reg, '$')
+      expect(r.ids).toEqual(['calls'])
+      expect(r.fallback).toContain("Caduceus's short-text index")
+      // the home moved to v30's storage (no tool calls indexed): the wider grams are emptied, not looked up
+      shortIndexStep(raw, v30, { budgetMs: Number.POSITIVE_INFINITY })
+      expect(state()).toMatchObject({ text: 0, indexed_to: id })
+      expect(grams()).toEqual([])
+    } finally {
+      reg.closeAll()
       raw.close()
     }
   })

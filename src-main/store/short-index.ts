@@ -1,8 +1,10 @@
 /**
  * Caduceus's own index for the search terms no FTS index can answer quickly: one or two characters of CJK,
  * emoji or symbols (trigrams need three; the word index does not split them). Every run of such characters
- * in a message (content + ' ' + tool_name, the text a scan reads) is stored as its 1- and 2-character grams,
- * so a 1–2 character term is an exact gram lookup that answers what `instr` over every row would.
+ * in a message (the text the home's own trigram index holds, which a scan reads too: `substringParts`) is stored as
+ * its 1- and 2-character grams, so a 1–2 character term is an exact gram lookup that answers what `instr` over every
+ * row would. A longer term's 2-character grams narrow the rows upstream's trigram index leaves out (search-match.ts)
+ * to a few candidates that `instr` then checks.
  *
  * - Built only by Caduceus's own write transactions, in `cad_` tables: reads never create or fill it, upstream's
  *   tables are never touched. A write indexes the rows above `indexed_to` when they are few (its own, a few another
@@ -23,6 +25,7 @@
 import type Database from 'better-sqlite3'
 import { hasTable, stmt } from './stmt-cache'
 import type { messages } from './schema'
+import type { HomeShape } from './shape'
 
 const T = 'cad_short_grams'
 const S = 'cad_short_grams_state'
@@ -70,10 +73,50 @@ function gramsOf(text: string): Set<string> {
   return out
 }
 
-/** Where the index stands for a read: null when this home has none (Caduceus never wrote it). */
-export function shortIndexState(db: Database.Database): { indexedTo: number; behind: number } | null {
+/**
+ * Whether the home's substring index holds a message's tool calls besides its content and tool name: upstream's
+ * inline indexes (v21, and a later home not yet moved to external-content storage) index
+ * `content || ' ' || tool_name || ' ' || tool_calls` in one column; the v30 trigram index (external content) holds
+ * content and tool_name only. A home without a trigram index goes by its word index's layout.
+ */
+function substringHasCalls(shape: HomeShape): boolean {
+  return shape.trigram === 'inline' || (shape.trigram === 'none' && shape.fts === 'inline')
+}
+
+/**
+ * The SQL columns of message `alias` whose text, joined with ' ', a substring term is matched in: what the home's
+ * trigram index holds for that row (substringHasCalls), so a scanned 1–2 character term and a trigram-answered longer
+ * one read the same text (search-query.ts toInstr tests a term without a space on each column apart).
+ */
+export function substringParts(shape: HomeShape, alias = 'm.'): readonly string[] {
+  const parts = [`${alias}content`, `${alias}tool_name`]
+  return substringHasCalls(shape) ? [...parts, `${alias}tool_calls`] : parts
+}
+
+/** substringParts as one text, as the grams are read from it. */
+const substringText = (shape: HomeShape) =>
+  substringParts(shape, '')
+    .map((c) => `COALESCE(${c}, '')`)
+    .join(" || ' ' || ")
+
+/** The text kind the index's grams were read from, kept in its state table (absent: content and tool name). */
+const textKind = (calls: boolean) => (calls ? 1 : 0)
+
+/**
+ * Where the index stands for a read: null when this home has none (Caduceus never wrote it), or when its grams were
+ * read from another text than this shape's (upstream moved the home to another FTS layout since): never looked up
+ * until the slices have read it again.
+ */
+export function shortIndexState(db: Database.Database, shape: HomeShape): { indexedTo: number; behind: number } | null {
   if (!hasTable(db, S)) return null
-  const indexedTo = Number(stmt(db, `SELECT v FROM main.${S} WHERE k = 'indexed_to'`).pluck().get() ?? 0)
+  const state = new Map(
+    stmt<[string, number]>(db, `SELECT k, v FROM main.${S}`)
+      .raw()
+      .all()
+      .map(([k, v]) => [k, Number(v)])
+  )
+  if ((state.get('text') ?? 0) !== textKind(substringHasCalls(shape))) return null
+  const indexedTo = state.get('indexed_to') ?? 0
   const max = Number(stmt(db, 'SELECT COALESCE(MAX(id), 0) FROM main.messages').pluck().get())
   return { indexedTo, behind: Math.max(0, max - indexedTo) }
 }
@@ -83,36 +126,52 @@ export function shortIndexState(db: Database.Database): { indexedTo: number; beh
  * `indexed_to` for up to `budgetMs` — none when more than `backlog` rows are behind (a write's step: the slices
  * take a long backlog) — then purge grams of deleted messages in one id window. Runs in a savepoint: a failure
  * here never fails the write it rides on. Returns how many rows are still behind (0: current, or failed — the next
- * write starts again).
+ * write starts again). `shape`: the home's, whose substring text (substringText) the grams are read from; an index
+ * read from another text is read again from the first row (a slice's work: the grams it lacks are added, and when
+ * it held more — tool calls a home no longer indexes — it is emptied first, once).
  */
-export function shortIndexStep(db: Database.Database, o: { budgetMs: number; backlog?: number }): number {
+export function shortIndexStep(
+  db: Database.Database,
+  shape: HomeShape,
+  o: { budgetMs: number; backlog?: number }
+): number {
   if (!hasTable(db, 'messages')) return 0
   db.exec('SAVEPOINT cad_short_index')
   try {
     // The DDL only when the index is missing (a first write, or someone dropped it): parsing it costs more than
     // the rest of a typical step, which finds no new rows.
+    const kind = textKind(substringHasCalls(shape))
     if (!hasTable(db, S) || !hasTable(db, T))
       db.exec(`CREATE TABLE IF NOT EXISTS main.${T} (gram TEXT NOT NULL, message_id INTEGER NOT NULL,
         PRIMARY KEY (gram, message_id)) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS main.${T}_message ON ${T}(message_id);
       CREATE TABLE IF NOT EXISTS main.${S} (k TEXT PRIMARY KEY, v INTEGER NOT NULL);
-      INSERT OR IGNORE INTO main.${S} (k, v) VALUES ('indexed_to', 0), ('purged_to', 0);`)
+      INSERT OR IGNORE INTO main.${S} (k, v) VALUES ('indexed_to', 0), ('purged_to', 0), ('text', ${kind});`)
     const get = (k: string) => Number(stmt(db, `SELECT v FROM main.${S} WHERE k = ?`).pluck().get(k) ?? 0)
-    const set = stmt(db, `UPDATE main.${S} SET v = ? WHERE k = ?`)
+    const set = stmt(db, `INSERT OR REPLACE INTO main.${S} (k, v) VALUES (?, ?)`)
+    const max = () => Number(stmt(db, 'SELECT COALESCE(MAX(id), 0) FROM main.messages').pluck().get())
+    const held = get('text')
+    // a long backlog is the slices' (a write leaves it, and its purge, to them)
+    const from = held === kind ? get('indexed_to') : 0
+    if (o.backlog !== undefined && max() - from > o.backlog) {
+      db.exec('RELEASE cad_short_index')
+      return max() - from
+    }
+    if (held !== kind) {
+      // grams of text this home's index no longer holds would answer a lookup they should not: emptied (a one-off
+      // clear of the table's pages); grams a wider text adds are simply read from the first row again
+      if (held > kind) db.exec(`DELETE FROM main.${T}`)
+      set.run('indexed_to', 0)
+      set.run('purged_to', 0)
+      set.run('text', kind)
+    }
     const rows = stmt<[(typeof messages.$inferSelect)['id'], string]>(
       db,
-      `SELECT id, COALESCE(content, '') || ' ' || COALESCE(tool_name, '') FROM main.messages
-        WHERE id > ? ORDER BY id LIMIT ${CHUNK}`
+      `SELECT id, ${substringText(shape)} FROM main.messages WHERE id > ? ORDER BY id LIMIT ${CHUNK}`
     ).raw()
     const put = stmt(db, `INSERT OR IGNORE INTO main.${T} (gram, message_id) VALUES (?, ?)`)
     const t0 = performance.now()
-    let to = get('indexed_to')
-    const max = () => Number(stmt(db, 'SELECT COALESCE(MAX(id), 0) FROM main.messages').pluck().get())
-    // a long backlog is the slices' (a write leaves it, and its purge, to them)
-    if (o.backlog !== undefined && max() - to > o.backlog) {
-      db.exec('RELEASE cad_short_index')
-      return max() - to
-    }
+    let to = from
     let over = false
     while (!over) {
       const batch = rows.all(to)
@@ -126,7 +185,7 @@ export function shortIndexStep(db: Database.Database, o: { budgetMs: number; bac
       }
       if (batch.length < CHUNK) break
     }
-    set.run(to, 'indexed_to')
+    set.run('indexed_to', to)
     const purged = get('purged_to')
     const start = purged >= to || to <= PURGE_WINDOW ? 0 : purged
     const end = Math.min(to, start + PURGE_WINDOW)
@@ -135,7 +194,7 @@ export function shortIndexStep(db: Database.Database, o: { budgetMs: number; bac
       `DELETE FROM main.${T} WHERE message_id > ? AND message_id <= ?
         AND NOT EXISTS (SELECT 1 FROM main.messages m WHERE m.id = ${T}.message_id)`
     ).run(start, end)
-    set.run(end, 'purged_to')
+    set.run('purged_to', end)
     db.exec('RELEASE cad_short_index')
     return Math.max(0, max() - to)
   } catch {
@@ -148,3 +207,35 @@ export function shortIndexStep(db: Database.Database, o: { budgetMs: number; bac
 
 /** Ids of messages up to `indexedTo` holding `gram` (deleted ones included: join them with messages). */
 export const SHORT_LOOKUP = `SELECT message_id AS id FROM main.${T} WHERE gram = ?`
+
+/** At most this many grams narrow a long term: a few pieces already leave few rows, each more is a list read. */
+const NARROWING = 3
+
+/**
+ * Grams every row holding `text` (matched caseless) holds: its 2-character grams (a lone character where a run of
+ * them is one long), of characters without case only — a cased one (Ⓐ) may be stored in its other case. First,
+ * middle and last of them. Empty: nothing narrows this text.
+ */
+export function narrowingGrams(text: string): string[] {
+  const out: string[] = []
+  let run: string[] = []
+  const end = () => {
+    if (run.length === 1) out.push(run[0]!)
+    for (let i = 1; i < run.length; i++) out.push(run[i - 1]! + run[i]!)
+    run = []
+  }
+  for (const c of text) {
+    if (RUN.test(c) && c.toLowerCase() === c && c.toUpperCase() === c) run.push(c)
+    else end()
+  }
+  end()
+  const grams = [...new Set(out)]
+  // a lone character adds nothing where a 2-character gram holds it
+  const kept = grams.filter((g) => [...g].length === 2 || !grams.some((o) => [...o].length === 2 && o.includes(g)))
+  if (kept.length <= NARROWING) return kept
+  return [kept[0]!, kept[Math.floor(kept.length / 2)]!, kept[kept.length - 1]!]
+}
+
+/** Ids of messages up to `indexedTo` holding every one of `count` grams (one `?` each). */
+export const gramsLookup = (count: number): string =>
+  Array.from({ length: count }, () => `SELECT message_id FROM main.${T} WHERE gram = ?`).join(' INTERSECT ')
