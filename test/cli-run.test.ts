@@ -191,6 +191,31 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
     }
   })
 
+  it("works in the folder it was run from, as upstream's hermes -z: its terminal's default and the session's cwd", async () => {
+    const shell = await startScriptedProvider({
+      script: [{ toolCalls: [{ name: 'terminal', arguments: { command: 'pwd' } }] }, { text: 'listed' }]
+    })
+    try {
+      const dir = home(
+        `model:\n  default: m\n  provider: custom\n  base_url: ${shell.baseUrl}\nterminal:\n  enabled: true\n`
+      )
+      const r = await inProcess(dir, 'run', '-z', 'where am I?', '--json')
+      expect([r.code, r.stderr]).toEqual([0, ''])
+      const id = JSON.parse(r.stdout).session_id as string
+      const db = new Database(join(dir, 'state.db'), { readonly: true })
+      try {
+        expect(db.prepare('SELECT cwd FROM sessions WHERE id = ?').pluck().get(id)).toBe(process.cwd())
+        const result = db.prepare("SELECT content FROM messages WHERE session_id = ? AND role = 'tool'").pluck().get(id)
+        expect(String(result)).toContain(process.cwd()) // not the profile's home
+        expect(String(result)).not.toContain(dir)
+      } finally {
+        db.close()
+      }
+    } finally {
+      await shell.close()
+    }
+  })
+
   it("builds the agent with the profile's memory: the built-in provider's memory reaches the one-shot turn", async () => {
     const dir = home(`model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\n`)
     mkdirSync(join(dir, 'memories'))

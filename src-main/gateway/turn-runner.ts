@@ -778,8 +778,11 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
           await store.createSession?.(sid, channel.source, {
             model: own.model,
             profileName: profile,
-            // A stateless channel has no route back to its caller: no routing key on its row, as upstream's
-            sessionKey: channel.capability.supportsAsyncDelivery ? key : null
+            // A stateless channel has no route back to its caller: no routing key on its row, as upstream's api_server,
+            // cli and cron rows have none
+            sessionKey: channel.capability.supportsAsyncDelivery ? key : null,
+            // the folder the turn works in (a one-shot's, as upstream's `-z` records it; a cron job's workdir)
+            ...(opts.cwd ? { cwd: opts.cwd } : {})
           })
         // The guard's baseline: read just after our own write, when another program may be committing too.
         const row = await readRetrying(() => readRow(store, sid))

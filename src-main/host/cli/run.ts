@@ -39,7 +39,9 @@ export async function runOneShot(argv: string[]): Promise<number> {
       profile,
       channel: TURN_CHANNELS.oneShot,
       text: prompt,
-      model: args.model
+      model: args.model,
+      // As upstream's `hermes -z`: the folder it was run from is the session's, and its terminal's (not the home)
+      cwd: process.cwd()
     })
     for (const w of done.warnings) console.error(`caduceus run: warning: ${oneLine(w)}`)
     // A partial answer (still cut off, its text kept) is printed and the run succeeds, as upstream's `-z` does;
