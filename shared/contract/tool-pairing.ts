@@ -53,3 +53,27 @@ export function pairResults<M extends PairRow>(rows: readonly M[]): ToolPairing<
   }
   return { resultOf: (call, id) => answers.get(call)?.get(id), paired }
 }
+
+/** A tool call as an exported message holds it, its arguments as the text sent. */
+export interface StoredCall {
+  id: string
+  name: string
+  arguments: string
+}
+
+/**
+ * The calls in an exported message's `tool_calls` (upstream's `{id, function: {name, arguments}}`, or the flat
+ * `{id, name, arguments}`): arguments sent as an object re-encoded as JSON text, a call without a name read as `tool`.
+ */
+export function storedCalls(m: Record<string, unknown>): StoredCall[] {
+  if (!Array.isArray(m.tool_calls)) return []
+  return m.tool_calls.flatMap((c: unknown) => {
+    if (!c || typeof c !== 'object') return []
+    const o = c as Record<string, unknown>
+    const fn = (o.function && typeof o.function === 'object' ? o.function : o) as Record<string, unknown>
+    const args = typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {})
+    return [
+      { id: String(o.id ?? ''), name: typeof fn.name === 'string' && fn.name ? fn.name : 'tool', arguments: args }
+    ]
+  })
+}

@@ -14,7 +14,7 @@ import { compressionChain, kindOf, lineageRow } from './lineage'
 import { existingColumns } from './reconcile'
 import { decodeContent, displayContent } from './content-codec'
 import { argsAreJsonObject, argsPreview } from '@shared/contract/tool-args'
-import { pairResults } from '@shared/contract/tool-pairing'
+import { pairResults, storedCalls } from '@shared/contract/tool-pairing'
 import { toolResultText } from '@shared/contract/tool-result-text'
 import { parseJsonOr } from '@shared/contract/errors'
 import {
@@ -179,22 +179,6 @@ function fenced(text: string, lang = ''): string {
   return `${fence}${lang}\n${text}\n${fence}`
 }
 
-interface CallRecord {
-  id: string
-  name: string
-  arguments: string
-}
-function callsOf(m: Record<string, unknown>): CallRecord[] {
-  if (!Array.isArray(m.tool_calls)) return []
-  return m.tool_calls.flatMap((c: unknown) => {
-    if (!c || typeof c !== 'object') return []
-    const o = c as Record<string, unknown>
-    const fn = (o.function && typeof o.function === 'object' ? o.function : o) as Record<string, unknown>
-    const args = typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {})
-    return [{ id: String(o.id ?? ''), name: String(fn.name ?? 'tool'), arguments: args }]
-  })
-}
-
 /** A result as the transcript reads it: its outcome, then its text in a fence (never the stored JSON). */
 function resultMarkdown(content: string, tool: string | null): string[] {
   const r = toolResultText(content, tool)
@@ -223,7 +207,7 @@ export function toMarkdown(r: ExportRecord): string {
     m,
     role: String(m.role),
     toolCallId: typeof m.tool_call_id === 'string' ? m.tool_call_id : null,
-    toolCalls: callsOf(m)
+    toolCalls: storedCalls(m)
   }))
   const pairs = pairResults(rows)
   const toolOf = (m: Record<string, unknown>) => (typeof m.tool_name === 'string' ? m.tool_name : null)

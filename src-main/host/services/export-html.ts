@@ -8,23 +8,18 @@
  * own policy forbids scripts and any request, so a message holding markup shows as text and loads nothing.
  */
 import { partsText } from '@shared/contract'
-import { pairResults } from '@shared/contract/tool-pairing'
+import { pairResults, storedCalls, type StoredCall } from '@shared/contract/tool-pairing'
 import { toolResultText } from '@shared/contract/tool-result-text'
 import { argsAreJsonObject, argsPreview } from '@shared/contract/tool-args'
 import { classifyStoredRow, ROW_LABELS, rowText, storedMergedSummary } from '@shared/contract/notice-rows'
 import { EXPORT_CSS } from './export-html-style'
 
 type Rec = Record<string, unknown>
-interface Call {
-  id: string
-  name: string
-  arguments: string
-}
 interface Row {
   m: Rec
   role: string
   toolCallId: string | null
-  toolCalls: Call[]
+  toolCalls: StoredCall[]
 }
 
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
@@ -47,17 +42,6 @@ function time(ts: unknown): string {
   return `<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`
 }
 
-function callsOf(m: Rec): Call[] {
-  if (!Array.isArray(m.tool_calls)) return []
-  return m.tool_calls.flatMap((c: unknown) => {
-    if (!c || typeof c !== 'object') return []
-    const o = c as Rec
-    const fn = (o.function && typeof o.function === 'object' ? o.function : o) as Rec
-    const args = typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {})
-    return [{ id: str(o.id), name: str(fn.name) || 'tool', arguments: args }]
-  })
-}
-
 /** Arguments that are a JSON object, indented; any other text as it was sent. */
 const pretty = (raw: string) => (argsAreJsonObject(raw) ? JSON.stringify(JSON.parse(raw), null, 2) : raw)
 
@@ -71,7 +55,7 @@ function resultHtml(m: Rec, tool: string | null): string {
   return `<p class="label">Result${status}</p><pre>${esc(r.lines.join('\n'))}</pre>`
 }
 
-function callHtml(c: Call, result: Rec | undefined): string {
+function callHtml(c: StoredCall, result: Rec | undefined): string {
   const preview = argsPreview(c.arguments)
   const status = result ? toolResultText(contentText(result.content), c.name).status : 'no result'
   const head =
@@ -120,7 +104,7 @@ function transcriptHtml(rec: Rec, level: number): string {
   const messages = (Array.isArray(rec.messages) ? rec.messages : []) as Rec[]
   const rows: Row[] = messages
     .filter((m) => m.role !== 'system')
-    .map((m) => ({ m, role: String(m.role), toolCallId: str(m.tool_call_id) || null, toolCalls: callsOf(m) }))
+    .map((m) => ({ m, role: String(m.role), toolCallId: str(m.tool_call_id) || null, toolCalls: storedCalls(m) }))
   const pairs = pairResults(rows)
   const items = rows.filter((r) => !pairs.paired.has(r)).map((r) => messageHtml(r, level, pairs.resultOf))
   return items.length ? `<ol class="transcript">${items.join('')}</ol>` : '<p class="muted">No messages.</p>'
