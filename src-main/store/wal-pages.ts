@@ -18,6 +18,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs'
 import { endianness } from 'node:os'
+import { fileAt } from './open'
 
 /** Frames past this many since the last diff (a VACUUM, an import): comparing every row is cheaper. */
 const MAX_FRAMES = 1000
@@ -149,12 +150,12 @@ const idOf = (fd: number) => {
   return `${st.dev}:${st.ino}`
 }
 
+/** The identity of the file at `path` now, as the store's `fileAt` gives it; null when none can be told. */
 function fileIdAt(path: string): string | null {
   try {
-    const st = statSync(path)
-    return `${st.dev}:${st.ino}`
+    return fileAt(path)?.id ?? null
   } catch {
-    return null // nothing there (or unreadable): not the watched file
+    return null // unreadable: not the watched file (the watcher compares every row)
   }
 }
 

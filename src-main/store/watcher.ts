@@ -197,16 +197,21 @@ export class SessionWatcher {
    */
   private letGo(): void {
     if (!this.conn) return
-    let ids = this.unfinished?.ids ?? []
-    try {
-      ids = [...new Set([...ids, ...(this.prints?.ids() ?? [])])]
-    } catch {
-      /* the old snapshot is unreadable: the new file's sessions are still named */
-    }
+    const ids = this.oldFileIds()
     const files = this.walFiles
     this.closeConn()
     files?.close()
     this.unfinished = { change: 'replaced', ids }
+  }
+
+  /** Every session the file being left showed: those a failed move still owes, and the snapshot's. */
+  private oldFileIds(): string[] {
+    const ids = this.unfinished?.ids ?? []
+    try {
+      return [...new Set([...ids, ...(this.prints?.ids() ?? [])])]
+    } catch {
+      return ids // the old snapshot is unreadable: the new file's sessions are still named
+    }
   }
 
   private closeConn(): void {
@@ -256,12 +261,7 @@ export class SessionWatcher {
       }
       if (!next) return null // the path has moved on again: the next check follows the store there
     }
-    let ids: string[] = this.unfinished?.ids ?? []
-    try {
-      ids = [...new Set([...ids, ...(this.prints?.ids() ?? [])])]
-    } catch {
-      /* the old snapshot is unreadable: the new file's sessions are still named */
-    }
+    let ids = this.oldFileIds()
     this.closeConn()
     if (next) {
       try {
