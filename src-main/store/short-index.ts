@@ -102,6 +102,10 @@ const substringText = (shape: HomeShape) =>
 /** The text kind the index's grams were read from, kept in its state table (absent: content and tool name). */
 const textKind = (calls: boolean) => (calls ? 1 : 0)
 
+/** The newest message's id (0: none). */
+const lastId = (db: Database.Database) =>
+  Number(stmt(db, 'SELECT COALESCE(MAX(id), 0) FROM main.messages').pluck().get())
+
 /**
  * Where the index stands for a read: null when this home has none (Caduceus never wrote it), or when its grams were
  * read from another text than this shape's (upstream moved the home to another FTS layout since): never looked up
@@ -117,8 +121,7 @@ export function shortIndexState(db: Database.Database, shape: HomeShape): { inde
   )
   if ((state.get('text') ?? 0) !== textKind(substringHasCalls(shape))) return null
   const indexedTo = state.get('indexed_to') ?? 0
-  const max = Number(stmt(db, 'SELECT COALESCE(MAX(id), 0) FROM main.messages').pluck().get())
-  return { indexedTo, behind: Math.max(0, max - indexedTo) }
+  return { indexedTo, behind: Math.max(0, lastId(db) - indexedTo) }
 }
 
 /**
@@ -149,13 +152,13 @@ export function shortIndexStep(
       INSERT OR IGNORE INTO main.${S} (k, v) VALUES ('indexed_to', 0), ('purged_to', 0), ('text', ${kind});`)
     const get = (k: string) => Number(stmt(db, `SELECT v FROM main.${S} WHERE k = ?`).pluck().get(k) ?? 0)
     const set = stmt(db, `INSERT OR REPLACE INTO main.${S} (k, v) VALUES (?, ?)`)
-    const max = () => Number(stmt(db, 'SELECT COALESCE(MAX(id), 0) FROM main.messages').pluck().get())
     const held = get('text')
     // a long backlog is the slices' (a write leaves it, and its purge, to them)
     const from = held === kind ? get('indexed_to') : 0
-    if (o.backlog !== undefined && max() - from > o.backlog) {
+    const behind = lastId(db) - from
+    if (o.backlog !== undefined && behind > o.backlog) {
       db.exec('RELEASE cad_short_index')
-      return max() - from
+      return behind
     }
     if (held !== kind) {
       // grams of text this home's index no longer holds would answer a lookup they should not: emptied (a one-off
@@ -196,7 +199,7 @@ export function shortIndexStep(
     ).run(start, end)
     set.run('purged_to', end)
     db.exec('RELEASE cad_short_index')
-    return Math.max(0, max() - to)
+    return Math.max(0, lastId(db) - to)
   } catch {
     // Undone: the index is a cache, the next write's step starts again from indexed_to (see above).
     db.exec('ROLLBACK TO cad_short_index')
