@@ -430,7 +430,7 @@ export class SessionStore {
       return 'same'
     }
     const change: FileChange = id === null ? 'deleted' : h.pending ? 'appeared' : 'replaced'
-    const sharedSidecars = change === 'replaced' && sidecars.some((s, i) => s !== undefined && s === this.sidecars[i])
+    const sharedSidecars = change !== 'appeared' && sidecars.some((s, i) => s !== undefined && s === this.sidecars[i])
     if (sharedSidecars) {
       // The old file's -wal/-shm are still beside the new one: opening now would read the old file's WAL over the
       // new file, and a close could checkpoint it into it. So the old WAL's frames go into the old file and the log is
@@ -440,10 +440,15 @@ export class SessionStore {
       // finish — as a busy moment, so a write is retried off the loop; past that they stay, and the new file opens
       // beside the emptied log. While another connection's transaction on the old file keeps the log from being
       // emptied, this waits on, up to STALE_SIDECARS_GIVE_UP_MS.
+      // A file deleted with its -wal/-shm left (`rm state.db`, or the unlink before upstream's restore moves its copy
+      // over) is the same hazard: the next state.db created there, by this store's next write or by another program,
+      // would take the old file's frames for its own and bring back what was deleted. Nothing is coming to replace the
+      // sidecars there, so no grace period: only the wait for the log to be emptied.
       this.staleSince ??= Date.now()
       this.oldWalEmptied ||= emptyOldWal(h.sqlite)
       const waited = Date.now() - this.staleSince
-      if (waited < STALE_SIDECARS_MS || (!this.oldWalEmptied && waited < STALE_SIDECARS_GIVE_UP_MS))
+      const grace = change === 'replaced' && waited < STALE_SIDECARS_MS
+      if (grace || (!this.oldWalEmptied && waited < STALE_SIDECARS_GIVE_UP_MS))
         throw Object.assign(new Error(`${this.path} was replaced; waiting for its old -wal/-shm to go`), {
           code: 'SQLITE_BUSY_SWAP'
         })

@@ -168,6 +168,29 @@ describe('a state.db replaced, deleted or created under a live store', () => {
     expect(deletedOpen()).toEqual([])
   })
 
+  it("a state.db deleted with its -wal/-shm left: the file this store's next write makes there does not bring the deleted sessions back", async () => {
+    const { path, store } = await homeWithBackup()
+    for (let i = 0; i < 20; i++) await store.setTitle('a', `title ${i}`) // frames in the WAL, none checkpointed yet
+    const files: string[] = []
+    open.push(new SessionWatcher(store, () => {}, { onFile: (c) => files.push(c) }).start())
+    await restoreBackup(null, path, true) // `rm state.db`: the -wal/-shm stay
+    await waitFor(() => files.length > 0)
+    expect(files).toEqual(['deleted'])
+    // The old log stayed beside the file this store's next write created, which took it for its own: every deleted
+    // session came back.
+    await store.createSession('d', 'cli')
+    const seen = execFileSync(
+      '/usr/bin/python3',
+      [
+        '-c',
+        'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select group_concat(id) from sessions").fetchone()[0])',
+        path
+      ],
+      { encoding: 'utf8' }
+    )
+    expect(seen.trim()).toBe('d') // upstream's SQLite sees only the session made after the delete
+  })
+
   // Root stats any file, so a symlink loop stands in for a state.db this user may not stat (EACCES on its folder).
   it('a state.db that can no longer be stat-ed is not read as deleted: the store keeps its file and a write fails', async () => {
     const { path, store } = await homeWithBackup()

@@ -249,7 +249,8 @@ export class SessionWatcher {
       return null
     }
     const storeFile = openFileOf(this.store)
-    if (storeFile === this.fileId) return null
+    // After letGo this watcher is on no file, like the store after a delete: the move it owes is still to be named.
+    if (storeFile === this.fileId && !this.unfinished) return null
     const change: Exclude<FileChange, 'same'> =
       storeFile === null ? 'deleted' : (this.unfinished?.change ?? (this.conn === null ? 'appeared' : 'replaced'))
     let next: Database.Database | null = null
