@@ -78,7 +78,9 @@ export async function buildMemoryManagerForAgent(
     )
   }
 
-  const name = typeof memory.provider === 'string' ? memory.provider.trim() : ''
+  // Upstream skips a blank name but looks up any other exactly as written (its plugin folder by that name), so
+  // ' holographic ' is no provider there: taking it trimmed would write a store upstream never reads on this profile.
+  const name = typeof memory.provider === 'string' && memory.provider.trim() ? memory.provider : ''
   let external: MemoryProvider | null = null
   let state: NonNullable<AgentMemory['external']>['state'] = 'failed'
   if (name && name !== BUILTIN_PROVIDER_NAME) {
