@@ -235,6 +235,27 @@ describe("a profile configured by upstream's `hermes memory setup` (every settin
   })
 })
 
+describe('unusual arguments (args.json, scripts/golden/holographic_args.py), in order on one copy of upstream.db', () => {
+  const args = fixture<{ calls: Call[]; replies: unknown[]; divergent: Call[] }>('args.json')
+  /** An error reply as behaviour: that it is an error, not its prose (upstream's quotes a KeyError). */
+  const shape = (r: unknown) => (r && typeof r === 'object' && 'error' in r ? { error: '<prose>' } : withoutTimes(r))
+
+  it("FTS5 syntax, strings for numbers, categories outside the schema's four, missing ids: upstream's answers", () => {
+    const { p } = open('upstream.db')
+    args.calls.forEach((c, i) =>
+      expectClose(shape(replies(p, [c])[0]), shape(args.replies[i]), `${JSON.stringify(c.args)} #${i}`)
+    )
+    // where Caduceus answers otherwise on purpose: an empty query or entity is a missing argument, a limit is 1..100
+    const [emptyQuery, emptyEntity, zero, negative] = replies(p, args.divergent)
+    expect([emptyQuery, emptyEntity]).toEqual([
+      { error: 'Missing required argument: query' },
+      { error: 'Missing required argument: entity' }
+    ])
+    expect([zero.count, negative.count]).toEqual([1, 1])
+    p.shutdown()
+  })
+})
+
 describe('a store from before upstream kept vectors (facts without hrr_vector, no memory_banks: legacy/)', () => {
   const LEGACY = join(DIR, 'legacy')
   const legacy = fixture<{
