@@ -63,6 +63,8 @@ CALLS = [
     {"tool": S, "args": {"action": "add", "content": "Ada Lovelace wrote the first program for the Analytical Engine"}},
     {"tool": S, "args": {"action": "add", "content": "Ada Lovelace kept a preference for tea", "category": "preference"}},
     {"tool": S, "args": {"action": "list", "category": "preference"}},
+    {"tool": S, "args": {"action": "add", "content": "  Tags are kept as sent  ", "tags": " spaced , tags "}},
+    {"tool": S, "args": {"action": "search", "query": "kept as sent"}},
     {"tool": S, "args": {"action": "search", "query": "tea", "category": "preference"}},
     {"tool": S, "args": {"action": "probe", "entity": "Ada Lovelace", "category": "preference"}},
     {"tool": S, "args": {"action": "update", "fact_id": 5, "category": "build"}},

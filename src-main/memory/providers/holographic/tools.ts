@@ -79,7 +79,11 @@ export function runFactStore(
   switch (action) {
     case 'add':
       return {
-        fact_id: store.add(str(args, 'content', true)!, opts.category ?? 'general', str(args, 'tags') ?? ''),
+        fact_id: store.add(
+          str(args, 'content', true)!,
+          opts.category ?? 'general',
+          typeof args.tags === 'string' ? args.tags : ''
+        ),
         status: 'added'
       }
     case 'search':
