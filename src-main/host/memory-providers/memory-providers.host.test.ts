@@ -7,6 +7,8 @@ import { join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RecordedRequest, ScriptReply } from '../../agent/scripted'
 import { waitUntil } from '../../tools/test-fixtures/helpers'
+import { loadConfig } from '../../config'
+import { buildMemoryManagerForAgent } from '../../memory'
 import {
   lastOf,
   makeRig,
@@ -230,6 +232,8 @@ const choice = JSON.parse(
   )
 ) as { cases: Array<{ config: string; providers: string[]; fact_tools: string[] }> }
 
+const yamlValue = (text: string): unknown => JSON.parse(text.replace('holographic', '"holographic"'))
+
 describe('the provider picker (memory.providers / memory.setProvider)', () => {
   it("a turn runs with the provider upstream's agent runs with for each memory.provider; the picker shows the name as written, none when unset or blank, and what a pick wrote", async () => {
     const profiles = choice.cases.map((_c, i) => `c${i}`)
@@ -266,6 +270,20 @@ describe('the provider picker (memory.providers / memory.setProvider)', () => {
         value,
         factTools: choice.cases[i]!.fact_tools
       })
+    }
+    // A value that is no name: built-in memory only, as upstream's agent, and a warning where upstream logs one.
+    for (const value of ['5', 'true', '[holographic]']) {
+      const i = choice.cases.findIndex((c) => c.config.endsWith(`provider: ${value}\n`))
+      const home = rig.home(profiles[i]!)
+      const built = await buildMemoryManagerForAgent(loadConfig(home).raw, home, () => null, {
+        sessionId: 's',
+        platform: 'cli'
+      })
+      expect(built.external).toBeNull()
+      expect(built.warnings.map((w) => w.text)).toEqual([
+        `memory.provider in config.yaml is not a provider name (${JSON.stringify(yamlValue(value))}); continuing with built-in memory only.`
+      ])
+      await built.manager?.shutdownAll()
     }
     expect(await configured('c5')).toBe(' holographic ')
     expect((await d.invoke('memory.setProvider', { profile: 'c1', provider: 'holographic' })).ok).toBe(true)
