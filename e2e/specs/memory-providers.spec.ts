@@ -1,12 +1,15 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { SessionPage } from '@shared/contract'
 import { test, expect } from '../fixtures/host'
 import { api } from '../fixtures/external'
+import { scanThemes, type AxeViolation } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 import { MemoryPage } from '../page-models/memory-page'
 import { SessionPage as TranscriptPage } from '../page-models/session-page'
+
+test.use({ bypassCSP: true }) // axe is injected as a script tag
 
 test('switching a profile to holographic on the Memory page: a turn stores a fact and the next turn recalls it, both in the feed', async ({
   page,
@@ -54,7 +57,7 @@ test('switching a profile to holographic on the Memory page: a turn stores a fac
   }
 })
 
-test('picking mem0 on a profile with no MEM0_API_KEY says it is unavailable and why, not that it takes effect', async ({
+test('picking mem0 on a profile with no MEM0_API_KEY says it is unavailable and why, not that it takes effect; a provider that failed to start and a name no provider has are shown for what they are', async ({
   page,
   host
 }) => {
@@ -71,4 +74,39 @@ test('picking mem0 on a profile with no MEM0_API_KEY says it is unavailable and 
   // A provider the next turn can use still says so.
   await memory.chooseProvider('holographic')
   await expect(memory.providerStatus).toContainText('holographic: takes effect on the next turn')
+
+  // axe in both themes at the two states below (the unavailable text above is the unknown name's markup)
+  const found: Record<string, AxeViolation[]> = {}
+
+  // A memory_store.db that is not a database: the turn still runs on built-in memory, the page says why the provider
+  // failed (status and health row), and the file is left as it was.
+  const work = join(host.root, 'profiles', 'work')
+  const junk = 'not a database\n'.repeat(300)
+  writeFileSync(join(work, 'memory_store.db'), junk)
+  const { sessionId } = await api<{ sessionId: string }>(host.url, 'sessions.start', { profile: 'work', text: 'hello' })
+  await expect
+    .poll(async () =>
+      (
+        await api<{ items: { role: string }[] }>(host.url, 'sessions.messages', { profile: 'work', sessionId })
+      ).items.some((m) => m.role === 'assistant')
+    )
+    .toBe(true)
+  // no reload: the turn's memory activity makes the picker and the health panel read again
+  await expect(memory.providerStatus).toContainText('holographic: failed to load')
+  await expect(memory.providerStatus).toContainText('file is not a database')
+  await expect(memory.healthRow('holographic')).toContainText('file is not a database')
+  await scanThemes(page, 'provider-failed', found, '[data-testid="memory-provider"], [data-testid="memory-health"]')
+  expect(readFileSync(join(work, 'memory_store.db'), 'utf8')).toBe(junk)
+
+  // A name no provider has (upstream runs with built-in memory only): the picker shows that name, not "Built-in only".
+  writeFileSync(
+    join(work, 'config.yaml'),
+    readFileSync(join(work, 'config.yaml'), 'utf8').replace('provider: holographic', 'provider: nosuch')
+  )
+  await shell.selectProfile('default') // the picker reads config.yaml again when its profile is chosen
+  await shell.selectProfile('work')
+  await expect(memory.providerStatus).toContainText("nosuch: unavailable — Memory provider 'nosuch' is not installed")
+  await expect(page.getByTestId('memory-provider-select')).toHaveValue('nosuch')
+  await scanThemes(page, 'provider-unknown', found, '[data-testid="memory-provider"]')
+  expect(found).toEqual({})
 })

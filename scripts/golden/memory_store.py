@@ -172,6 +172,47 @@ SCENARIOS = [
              {"action": "replace", "target": "memory", "old_text": "missing", "content": "x"},
              {"action": "add", "target": "memory", "content": "same text"},
              {"action": "replace", "target": "memory", "old_text": "same", "content": "y"}]},
+    # Files as an editor or a shell leaves them: a UTF-8 BOM (Python's utf-8 read keeps U+FEFF, and str.strip()
+    # does not take it), an empty file, one of only blank lines, old-Mac line ends, a trailing newline.
+    {"name": "bom-file", "config": "", "files": {"MEMORY.md": "\ufeffone\n§\ntwo", "USER.md": "\ufeff"},
+     "ops": [{"action": "add", "target": "memory", "content": "three"},
+             {"action": "add", "target": "user", "content": "Name: Ada"},
+             {"action": "replace", "target": "memory", "old_text": "one", "content": "uno"}]},
+    {"name": "empty-and-blank-files", "config": "", "files": {"MEMORY.md": "", "USER.md": " \n\n\t\n"},
+     "ops": [{"action": "remove", "target": "memory", "old_text": "x"},
+             {"action": "add", "target": "user", "content": "Name: Ada"},
+             {"action": "add", "target": "memory", "content": "first"}]},
+    {"name": "lone-cr-file", "config": "", "files": {"MEMORY.md": "one\r§\rtwo\rstill two"},
+     "ops": [{"action": "replace", "target": "memory", "old_text": "still", "content": "2"}]},
+    {"name": "trailing-newline-by-hand", "config": "", "files": {"MEMORY.md": "one\n§\ntwo\n"},
+     "ops": [{"action": "remove", "target": "memory", "old_text": "one"}]},
+    {"name": "padded-entries-by-hand", "config": "", "files": {"MEMORY.md": "one \n§\n two"},
+     "ops": [{"action": "add", "target": "memory", "content": "three"},
+             {"action": "remove", "target": "memory", "old_text": "two"}]},
+    {"name": "blank-entry-by-hand", "config": "", "files": {"MEMORY.md": "one\n§\n\n§\ntwo"},
+     "ops": [{"action": "replace", "target": "memory", "old_text": "two", "content": "deux"}]},
+    # '§' that is not the delimiter: inline, at a line's start or end, or on a line with spaces around it.
+    {"name": "section-signs-kept", "config": "", "files": {"USER.md": "Reads §5 first\n§\n§ heading\nbody"},
+     "ops": [{"action": "add", "target": "user", "content": "See § 3.2 of the RFC"},
+             {"action": "add", "target": "memory", "content": "Layout:\n § \nthat line has spaces"},
+             {"action": "add", "target": "memory", "content": "§ first line is a sign"},
+             {"action": "add", "target": "memory", "content": "§\nfirst line is only the sign"},
+             {"action": "add", "target": "memory", "content": "§"},
+             {"action": "add", "target": "memory", "content": "after a lone sign"},
+             {"action": "remove", "target": "user", "old_text": "heading"}]},
+    # Exactly at the limit: an add of one more char is refused, a same-length replace fits.
+    {"name": "file-at-limit", "config": "memory:\n  memory_char_limit: 23\n",
+     "files": {"MEMORY.md": "0123456789\n§\nabcdefghij"},
+     "ops": [{"action": "add", "target": "memory", "content": "z"},
+             {"action": "replace", "target": "memory", "old_text": "abc", "content": "ABCDEFGHIJ"},
+             {"action": "replace", "target": "memory", "old_text": "ABC", "content": "ABCDEFGHIJK"}]},
+    # Unicode an editor may leave: decomposed accents (not the same text as the composed form), astral-plane
+    # characters counted as one each, Python-only whitespace at an entry's edges (U+0085, U+001C), U+2028 inside.
+    {"name": "unicode-forms", "config": "memory:\n  memory_char_limit: 40\n",
+     "files": {"MEMORY.md": "cafe\u0301\n§\n\u0085𝒳 marks\u001c\n§\nline\u2028sep"},
+     "ops": [{"action": "add", "target": "memory", "content": "caf\u00e9"},
+             {"action": "remove", "target": "memory", "old_text": "cafe\u0301"},
+             {"action": "add", "target": "memory", "content": "🎉 ok"}]},
 ]
 
 KEEP = ("success", "usage", "entry_count", "current_entries")

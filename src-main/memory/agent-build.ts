@@ -14,7 +14,8 @@ import { BUILTIN_PROVIDER_NAME, type InitializeOptions, type MemoryProvider } fr
 
 /** The `memory:` section of a profile's config.yaml (upstream keys). */
 export interface MemoryConfig {
-  provider?: string | null
+  /** A name, as written; config.yaml may hold anything here. */
+  provider?: unknown
   memory_enabled?: unknown
   user_profile_enabled?: unknown
   /** Char limits of MEMORY.md / USER.md; upstream reads them with `int()` (memoryLimitsOf). */
@@ -78,7 +79,15 @@ export async function buildMemoryManagerForAgent(
     )
   }
 
-  const name = typeof memory.provider === 'string' ? memory.provider.trim() : ''
+  // Upstream skips a blank name but looks up any other exactly as written (its plugin folder by that name), so
+  // ' holographic ' is no provider there: taking it trimmed would write a store upstream never reads on this profile.
+  const name = typeof memory.provider === 'string' && memory.provider.trim() ? memory.provider : ''
+  // A value that is no name (5, true, a list): upstream's agent fails on it and runs with built-in memory only,
+  // which it logs as a warning; so does this, where the chat and the log show it.
+  if (memory.provider != null && typeof memory.provider !== 'string')
+    warn(
+      `memory.provider in config.yaml is not a provider name (${JSON.stringify(memory.provider)}); continuing with built-in memory only.`
+    )
   let external: MemoryProvider | null = null
   let state: NonNullable<AgentMemory['external']>['state'] = 'failed'
   if (name && name !== BUILTIN_PROVIDER_NAME) {

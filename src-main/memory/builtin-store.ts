@@ -239,13 +239,17 @@ export const driftMessage = (target: MemoryTarget, bak: string) =>
   `edit, a shell append, or an entry longer than the whole store's limit). Its current text ` +
   `was saved to ${bak}. Make the file a clean list of entries separated by lines holding only '§', then retry.`
 
-/** An entry may not contain the delimiter: it would split into two entries on the next read. */
+/**
+ * An entry may not hold what would read back as a delimiter: upstream's tool takes such an entry and its next read
+ * finds two. Only the exact `\n§\n` splits (after universal newlines), inside the entry or, for a last line of
+ * just '§', where the next entry is joined on; a '§' line with spaces around it, a first line of just '§' and a
+ * lone '§' read back whole in both programs, so they are kept as upstream keeps them.
+ */
 export function normalizeEntry(content: string): string {
   const text = pyStrip(content)
   if (!text) throw new CaduceusError('invalid_input', 'entry text is required', 'content')
   const read = universalNewlines(text)
-  // A '§' line anywhere — first, last or inside — splits the entry on the next read.
-  if (read.includes(ENTRY_DELIMITER) || /(^|\n)[^\S\n]*§[^\S\n]*(\n|$)/.test(read))
+  if (read.includes(ENTRY_DELIMITER) || read.endsWith('\n§'))
     throw new CaduceusError('invalid_input', "entry text may not contain a line holding only '§'", 'content')
   return text
 }

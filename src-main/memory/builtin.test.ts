@@ -69,6 +69,8 @@ describe('built-in memory store', () => {
       'does not fit'
     )
     expect((await tool(alpha, { action: 'add', target: 'memory', content: 'a\n§\nb' })).success).toBe(false)
+    // a last line of just '§' would swallow the next entry's delimiter (upstream then reads 'a' and '§\n<next>')
+    expect((await tool(alpha, { action: 'add', target: 'memory', content: 'a\r\n§' })).success).toBe(false)
     expect((await tool(alpha, { action: 'fly', target: 'memory' })).success).toBe(false)
     expect((await tool(alpha, { action: 'add', target: 'diary', content: 'x' })).success).toBe(false)
     expect((await tool(alpha, { action: 'add', target: 'memory', content: '   ' })).success).toBe(false)

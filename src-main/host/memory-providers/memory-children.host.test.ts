@@ -2,7 +2,7 @@
 // scripted model calls delegate_task, a recording JS memory plugin sees only the primary agent (context
 // `primary`, the desk's platform), never the child's goal in a recall or a sync, and one on_delegation
 // with the child's result; the child's request carries no memory tools and no recall.
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RecordedRequest, ScriptReply } from '../../agent/scripted'
@@ -43,6 +43,16 @@ function reply(req: RecordedRequest): ScriptReply {
   return { text: 'ok' }
 }
 
+const NOTE = 'Deploys go through the staging cluster first'
+const ABOUT = 'Name: Ada, prefers short answers'
+/** The profile's built-in store, which only a primary agent's prompt may carry. */
+function writeMemory(home: string): void {
+  mkdirSync(join(home, 'memories'), { recursive: true })
+  writeFileSync(join(home, 'memories', 'MEMORY.md'), NOTE)
+  writeFileSync(join(home, 'memories', 'USER.md'), ABOUT)
+}
+const systemOf = (q: RecordedRequest) => String(messagesOf(q).find((m) => m.role === 'system')?.content ?? '')
+
 let rig: Rig | undefined
 afterEach(async () => {
   await rig?.close()
@@ -55,6 +65,7 @@ describe('a delegated child has no memory provider', () => {
     rig = await makeRig(reply)
     writePlugin(rig.root, 'childrec', PLUGIN)
     rig.writeConfig('default', 'memory:\n  provider: childrec\ndelegation:\n  max_spawn_depth: 2\n')
+    writeMemory(rig.root)
     await rig.start()
     const res = await rig.host!.dispatcher.invoke('sessions.start', { profile: 'default', text: 'delegate counting' })
     expect(res.ok, JSON.stringify(res)).toBe(true)
@@ -72,6 +83,11 @@ describe('a delegated child has no memory provider', () => {
       .join('\n')
     expect(childText).not.toContain('CHILDREC RECALL')
     expect(childText).not.toContain('<memory-context>')
+    // Nor the built-in store's snapshot: upstream builds the child with skip_memory, so no MEMORY.md / USER.md block.
+    expect(childText).not.toContain(NOTE)
+    expect(childText).not.toContain(ABOUT)
+    expect(systemOf(parent)).toContain(NOTE)
+    expect(systemOf(parent)).toContain(ABOUT)
     expect(String(lastOf(parent)?.content)).toContain('CHILDREC RECALL')
 
     const events = recorded()
@@ -95,6 +111,7 @@ describe('a cron run has no memory provider', () => {
     rig = await makeRig(reply)
     writePlugin(rig.root, 'childrec', PLUGIN)
     rig.writeConfig('default', 'memory:\n  provider: childrec\n')
+    writeMemory(rig.root)
     await rig.start()
     const d = rig.host!.dispatcher
     const job = (await d.invoke('cron.create', {
@@ -126,6 +143,16 @@ describe('a cron run has no memory provider', () => {
     expect(toolNames(req)).not.toEqual(expect.arrayContaining(['childrec_note']))
     expect(toolNames(req)).not.toContain('memory')
     expect(String(lastOf(req)?.content)).not.toContain('CHILDREC RECALL')
+    expect(
+      messagesOf(req)
+        .map((m) => String(m.content))
+        .join('\n')
+    ).not.toContain(NOTE)
+    expect(
+      messagesOf(req)
+        .map((m) => String(m.content))
+        .join('\n')
+    ).not.toContain(ABOUT)
     expect(recorded()).toEqual([])
   })
 })

@@ -2,11 +2,13 @@
 // every hook, the scripted model records what each request carried (prefetch block, tool list).
 import Database from 'better-sqlite3'
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, existsSync } from 'node:fs'
+import { copyFileSync, existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RecordedRequest, ScriptReply } from '../../agent/scripted'
 import { waitUntil } from '../../tools/test-fixtures/helpers'
+import { loadConfig } from '../../config'
+import { buildMemoryManagerForAgent } from '../../memory'
 import {
   lastOf,
   makeRig,
@@ -221,24 +223,73 @@ function pluginReply(req: RecordedRequest): ScriptReply {
   return { text: 'ok' }
 }
 
+// scripts/golden/memory_provider_choice.py: the external provider upstream's real AIAgent runs with for each
+// memory.provider value (blank: none; any other name looked up as written, spaces and capitals included).
+const choice = JSON.parse(
+  readFileSync(
+    resolve(import.meta.dirname, '../../../test/fixtures/upstream/memory-provider-choice/upstream.json'),
+    'utf8'
+  )
+) as { cases: Array<{ config: string; providers: string[]; fact_tools: string[] }> }
+
+const yamlValue = (text: string): unknown => JSON.parse(text.replace('holographic', '"holographic"'))
+
 describe('the provider picker (memory.providers / memory.setProvider)', () => {
-  it('shows the configured provider trimmed, none when unset or blank, and what a pick wrote', async () => {
-    rig = await makeRig(() => ({ text: 'ok' }), ['beta'])
-    rig.writeConfig('default', 'memory:\n  provider: "  plug  "\n')
-    rig.writeConfig('beta', 'memory:\n  provider: "   "\n')
+  it("a turn runs with the provider upstream's agent runs with for each memory.provider; the picker shows the name as written, none when unset or blank, and what a pick wrote", async () => {
+    const profiles = choice.cases.map((_c, i) => `c${i}`)
+    rig = await makeRig(() => ({ text: 'ok' }), profiles)
+    choice.cases.forEach((c, i) => rig!.writeConfig(profiles[i]!, c.config.replace(/^model:\n {2}default: m\n/, '')))
     await rig.start()
     const d = rig.host!.dispatcher
-    const configured = async (profile: string) => {
+    const picker = async (profile: string) => {
       const res = await d.invoke('memory.providers', { profile })
       expect(res.ok, JSON.stringify(res)).toBe(true)
-      return (res as { ok: true; output: { configured: string | null } }).output.configured
+      return (res as { ok: true; output: { configured: string | null; availability: { available: boolean } | null } })
+        .output
     }
-    expect(await configured('default')).toBe('plug')
-    expect(await configured('beta')).toBeNull()
-    expect((await d.invoke('memory.setProvider', { profile: 'beta', provider: 'holographic' })).ok).toBe(true)
-    expect(await configured('beta')).toBe('holographic')
-    expect((await d.invoke('memory.setProvider', { profile: 'default', provider: 'builtin' })).ok).toBe(true)
-    expect(await configured('default')).toBeNull()
+    const configured = async (profile: string) => (await picker(profile)).configured
+    for (const [i, c] of choice.cases.entries()) {
+      const raw = /provider: (.*)\n/.exec(c.config)?.[1]
+      // Only string values are names: blank ones and non-strings (5, true, a list) configure none.
+      const name = raw?.startsWith("'") ? raw.slice(1, -1) : raw && /^[a-z]/i.test(raw) && raw !== 'true' ? raw : null
+      const shown = await picker(profiles[i]!)
+      expect({ config: c.config, shown: shown.configured, usable: shown.availability?.available ?? false }).toEqual({
+        config: c.config,
+        shown: name?.trim() ? name : null,
+        usable: c.providers.length > 0
+      })
+    }
+    // Real turns where the name is or is not taken as holographic: the model gets its tools or it does not.
+    for (const value of ['holographic', "' holographic '", 'Holographic']) {
+      const i = choice.cases.findIndex((c) => c.config.endsWith(`provider: ${value}\n`))
+      const text = `turn of c${i}`
+      expect((await d.invoke('sessions.start', { profile: `c${i}`, text })).ok).toBe(true)
+      await waitUntil(() => rig!.chats().some((q) => turnText(q) === text))
+      const tools = toolNames(firstRequestOf(rig, text)!)
+      expect({ value, factTools: tools.filter((t) => t.startsWith('fact_')) }).toEqual({
+        value,
+        factTools: choice.cases[i]!.fact_tools
+      })
+    }
+    // A value that is no name: built-in memory only, as upstream's agent, and a warning where upstream logs one.
+    for (const value of ['5', 'true', '[holographic]']) {
+      const i = choice.cases.findIndex((c) => c.config.endsWith(`provider: ${value}\n`))
+      const home = rig.home(profiles[i]!)
+      const built = await buildMemoryManagerForAgent(loadConfig(home).raw, home, () => null, {
+        sessionId: 's',
+        platform: 'cli'
+      })
+      expect(built.external).toBeNull()
+      expect(built.warnings.map((w) => w.text)).toEqual([
+        `memory.provider in config.yaml is not a provider name (${JSON.stringify(yamlValue(value))}); continuing with built-in memory only.`
+      ])
+      await built.manager?.shutdownAll()
+    }
+    expect(await configured('c5')).toBe(' holographic ')
+    expect((await d.invoke('memory.setProvider', { profile: 'c1', provider: 'holographic' })).ok).toBe(true)
+    expect(await configured('c1')).toBe('holographic')
+    expect((await d.invoke('memory.setProvider', { profile: 'c4', provider: 'builtin' })).ok).toBe(true)
+    expect(await configured('c4')).toBeNull()
   })
 })
 

@@ -87,10 +87,13 @@ export class MemoryProviderHost implements MemoryIdentitySource {
     return this.status.get(profile) ?? null
   }
 
-  /** The provider the Memory page shows as configured (`memory.provider`, trimmed; null when unset). */
+  /**
+   * The provider the Memory page shows as configured: `memory.provider` as written (the name a turn looks up, spaces
+   * and all, as upstream's does); null when unset or blank.
+   */
   configured(home: string): string | null {
     const name = readSection(loadConfig(home).raw, 'memory').provider
-    return typeof name === 'string' && name.trim() ? name.trim() : null
+    return typeof name === 'string' && name.trim() ? name : null
   }
 
   /**

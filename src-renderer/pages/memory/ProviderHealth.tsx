@@ -2,19 +2,26 @@ import type { ProviderHealth } from '@shared/contract'
 import { useProviderHealth } from '../../stores/memory'
 import { RelTime } from '../../components/RelTime'
 
+/**
+ * At most `n` characters of `text`, with '…' where it was cut: a cut without a mark read as the whole message
+ * ("… did not start: file is not a"). The whole text stays in the line's title.
+ */
+function upTo(text: string, n: number): string {
+  const points = [...text]
+  return points.length > n ? points.slice(0, n - 1).join('') + '…' : text
+}
+
 /** The recall a turn used: when, ok/failed (with why), its question, size and duration. */
 function LastRecall({ r }: { r: NonNullable<ProviderHealth['lastPrefetch']> }) {
   return (
     <span className={r.ok ? '' : 'err-text'} title={r.detail ?? undefined}>
       <RelTime at={r.at} /> {r.ok ? 'ok' : 'failed'}
-      {r.query != null && (
-        <span className="mono" data-testid="memory-health-query">{` “${r.query.slice(0, 60)}”`}</span>
-      )}
+      {r.query != null && <span className="mono" data-testid="memory-health-query">{` “${upTo(r.query, 60)}”`}</span>}
       {r.ok && r.size != null ? `, ${r.size} chars` : ''}
       {r.latencyMs != null ? `, ${Math.round(r.latencyMs)}ms` : ''}
       {!r.ok && r.detail && (
         <div className="small" data-testid="memory-health-reason">
-          {r.detail.slice(0, 100)}
+          {upTo(r.detail, 100)}
         </div>
       )}
     </span>
@@ -78,14 +85,14 @@ export function ProviderHealthPanel() {
                 {h.lastPrefetch ? <LastRecall r={h.lastPrefetch} /> : <span className="muted">never</span>}
                 {h.lastSyncError && (
                   <div className="err-text small" title={h.lastSyncError.summary}>
-                    sync: {h.lastSyncError.summary.slice(0, 60)}
+                    sync: {upTo(h.lastSyncError.summary, 60)}
                   </div>
                 )}
               </div>
               {h.lastError && (
                 <div className="health-line err-text" title={h.lastError}>
                   <span className="muted">Last error </span>
-                  {h.lastError.slice(0, 80)}{' '}
+                  {upTo(h.lastError, 240)}{' '}
                   {h.lastErrorAt != null && (
                     <span className="muted">
                       (<RelTime at={h.lastErrorAt} />)

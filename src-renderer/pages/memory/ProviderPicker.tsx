@@ -55,6 +55,9 @@ export function ProviderPicker({ profile }: { profile: string | null }) {
     }
   }
   const load = state?.lastLoad
+  // A name config.yaml holds that no choice has (a typo, another program's plugin): listed as it is, so the box does
+  // not claim "Built-in only" while the status below names that provider.
+  const stray = state?.configured && !state.choices.some((c) => c.name === state.configured) ? state.configured : null
   const loadMatches = load && (load.provider ?? null) === (state?.configured ?? null)
   return (
     <section className="panel" data-testid="memory-provider">
@@ -68,6 +71,11 @@ export function ProviderPicker({ profile }: { profile: string | null }) {
           onChange={(e) => void choose(e.target.value)}
         >
           <option value="">Built-in only</option>
+          {stray && (
+            <option value={stray} disabled>
+              {stray} — not installed
+            </option>
+          )}
           {state?.choices.map((c) => (
             <option key={c.name} value={c.name} disabled={c.kind === 'unsupported'} title={c.description}>
               {c.name}

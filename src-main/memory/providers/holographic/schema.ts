@@ -71,6 +71,11 @@ export function openFactDb(path: string, nativeBinding?: string): Database.Datab
       // Keep whatever journal mode the file system allows.
     }
     db.exec(HOLOGRAPHIC_DDL)
+    // A store from before the plugin kept vectors has no hrr_vector column (memory_banks, also newer, comes from
+    // the DDL above): upstream's store adds the column when it opens such a file, and so does Caduceus, whose
+    // backfill then gives its facts their vectors.
+    const columns = db.prepare<unknown[], string>("SELECT name FROM pragma_table_info('facts')").pluck().all()
+    if (!columns.includes('hrr_vector')) db.exec('ALTER TABLE facts ADD COLUMN hrr_vector BLOB')
     if (fresh) {
       try {
         chmodSync(path, 0o600)

@@ -235,6 +235,77 @@ describe("a profile configured by upstream's `hermes memory setup` (every settin
   })
 })
 
+describe('unusual arguments (args.json, scripts/golden/holographic_args.py), in order on one copy of upstream.db', () => {
+  const args = fixture<{ calls: Call[]; replies: unknown[]; divergent: Call[] }>('args.json')
+  /** An error reply as behaviour: that it is an error, not its prose (upstream's quotes a KeyError). */
+  const shape = (r: unknown) => (r && typeof r === 'object' && 'error' in r ? { error: '<prose>' } : withoutTimes(r))
+
+  it("FTS5 syntax, strings for numbers, categories outside the schema's four, missing ids: upstream's answers", () => {
+    const { p } = open('upstream.db')
+    args.calls.forEach((c, i) =>
+      expectClose(shape(replies(p, [c])[0]), shape(args.replies[i]), `${JSON.stringify(c.args)} #${i}`)
+    )
+    // where Caduceus answers otherwise on purpose: an empty query or entity is a missing argument, a limit is 1..100
+    const [emptyQuery, emptyEntity, zero, negative] = replies(p, args.divergent)
+    expect([emptyQuery, emptyEntity]).toEqual([
+      { error: 'Missing required argument: query' },
+      { error: 'Missing required argument: entity' }
+    ])
+    expect([zero.count, negative.count]).toEqual([1, 1])
+    p.shutdown()
+  })
+})
+
+describe('a store from before upstream kept vectors (facts without hrr_vector, no memory_banks: legacy/)', () => {
+  const LEGACY = join(DIR, 'legacy')
+  const legacy = fixture<{
+    queries: Call[]
+    ops: Call[]
+    old_layout: { facts_columns: string[]; tables: string[] }
+    migrated_layout: { facts_columns: string[]; tables: string[] }
+    query_replies: unknown[]
+    op_replies: unknown[]
+  }>('legacy/upstream.json')
+  const layout = (file: string) => {
+    const db = new Database(file, { readonly: true })
+    const out = {
+      facts_columns: db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('facts') as string[],
+      tables: db
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'facts_fts_%' AND name != 'sqlite_sequence' ORDER BY name"
+        )
+        .pluck()
+        .all() as string[]
+    }
+    db.close()
+    return out
+  }
+
+  it("is migrated as upstream's plugin migrates it; recall and writes answer as upstream's after its rebuild", () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-holo-old-'))
+    homes.push(home)
+    const file = join(home, 'memory_store.db')
+    copyFileSync(join(LEGACY, 'old.db'), file)
+    expect(layout(file)).toEqual(legacy.old_layout)
+    const p = new HolographicProvider({ home })
+    p.initialize('legacy', { hermesHome: home, platform: 'cli' })
+    expect(layout(file)).toEqual(legacy.migrated_layout)
+    legacy.queries.forEach((q, i) =>
+      expectClose(withoutTimes(replies(p, [q])[0]), withoutTimes(legacy.query_replies[i]), `${q.args.action} #${i}`)
+    )
+    legacy.ops.forEach((q, i) =>
+      expectClose(
+        withoutTimes(replies(p, [q])[0]),
+        withoutTimes(legacy.op_replies[i]),
+        `${String(q.args.action)} #${i}`
+      )
+    )
+    p.shutdown()
+    // Upstream opening the file Caduceus left finds the same facts, trust, vectors, banks and entities.
+    expectSameStore(file, join(LEGACY, 'upstream.db'))
+  })
+})
+
 /** A reply without created_at / updated_at (each run of the generator stamps its own time). */
 function withoutTimes(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutTimes)
