@@ -77,6 +77,8 @@ interface Reading {
   leavesOut: boolean
   /** Caduceus's short-text index: read up to here (rows after it are scanned); null: not usable. */
   indexedTo: number | null
+  /** Rows up to `indexedTo` whose grams are not trusted until rechecked (short-index.ts Rechecks), as JSON. */
+  recheck: string | null
   /** The word index a 'word' term is looked up in (search-gap.ts: a TEMP one over the rows upstream's lacks). */
   wordTable?: string
 }
@@ -125,8 +127,11 @@ function leftOutIds(n: Node, r: Reading, params: unknown[]): string {
     const mark = params.length
     const c = candidates(n, params)
     if (c !== null) {
+      // rows being rechecked are candidates too: their grams may not hold their new text yet
+      if (r.recheck !== null) params.push(r.recheck)
       params.push(toMatch(n, true), r.indexedTo)
-      const head = `SELECT m.id FROM messages m WHERE m.id IN (SELECT message_id FROM (${c})
+      const more = r.recheck !== null ? ' UNION SELECT value FROM json_each(?)' : ''
+      const head = `SELECT m.id FROM messages m WHERE m.id IN (SELECT message_id FROM (${c})${more}
         EXCEPT SELECT rowid FROM messages_fts_trigram WHERE messages_fts_trigram MATCH ?) AND m.id <= ? AND ${check(params)}`
       params.push(r.indexedTo)
       return `${head} UNION ALL SELECT m.id FROM messages m WHERE m.id > ? AND ${check(params)}`
@@ -171,9 +176,17 @@ function idSet(n: Node, r: Reading, params: unknown[]): string {
   if (n.kind === 'term') {
     const s = r.src(n)
     if (s === 'short') {
-      params.push(n.text, r.indexedTo ?? 0)
+      params.push(n.text)
+      let lookup = SHORT_LOOKUP
+      if (r.recheck !== null) {
+        // grams of a row being rechecked may be its old text's: the row is read by its text instead
+        params.push(r.recheck, r.recheck)
+        lookup = `${SHORT_LOOKUP} AND message_id NOT IN (SELECT value FROM json_each(?)) UNION ALL SELECT m.id FROM messages m
+          WHERE m.id IN (SELECT value FROM json_each(?)) AND ${toInstr(n, r.text, params as string[], columnText)}`
+      }
+      params.push(r.indexedTo ?? 0)
       const tail = toInstr(n, r.text, params as string[], columnText)
-      const found = `SELECT id FROM (${SHORT_LOOKUP} UNION ALL SELECT m.id FROM messages m WHERE m.id > ? AND ${tail})`
+      const found = `SELECT id FROM (${lookup} UNION ALL SELECT m.id FROM messages m WHERE m.id > ? AND ${tail})`
       if (!n.initial && !n.columns) return found
       // the gram index says where the text is, not whether a message starts with it or in which column
       return `SELECT m.id FROM messages m WHERE m.id IN (${found}) AND ${toInstr(n, r.text, params as string[], columnText)}`
@@ -351,12 +364,19 @@ function nearAsAnd(n: Node, word: (t: Term) => boolean, read: string[]): Node {
   return { kind: n.kind, items: n.items.map((x) => nearAsAnd(x, word, read)) }
 }
 
+/** What a search reads by text instead of the short-text index's grams (short-index.ts Rechecks forSearch). */
+export interface ShortRecheck {
+  before: number
+  ids: number[]
+}
+
 export function matchRows(
   db: Database.Database,
   shape: HomeShape,
   typed: Node,
   n: number,
-  filters?: SearchFilters
+  filters?: SearchFilters,
+  rechecks: ShortRecheck | null = null
 ): Matches {
   const nearRead: string[] = []
   const tree = nearAsAnd(typed, (t) => shape.fts !== 'none' && !SUBSTRING.test(t.text), nearRead)
@@ -387,7 +407,9 @@ export function matchRows(
     src,
     text: substringParts(shape),
     leavesOut,
-    indexedTo: shortUsable ? short.indexedTo : null
+    // rows another program may have rewritten since they were read into it: past `before`, and `ids`, by their text
+    indexedTo: shortUsable ? Math.min(short.indexedTo, rechecks?.before ?? Number.POSITIVE_INFINITY) : null,
+    recheck: shortUsable && rechecks?.ids.length ? JSON.stringify(rechecks.ids) : null
   }
   const sources = new Set(terms.map(src))
   // without the short index, the rows the trigram index leaves out are scanned: once for the whole tree
@@ -553,7 +575,13 @@ export function matchRows(
       `substring match (trigram index) for ${by('trigram').join(', ')}${leavesOut ? `, and in the rows that index leaves out (tool output, cron, subagent and delegated runs) ${how}` : ''}`
     )
   }
-  if (by('short').length) notes.push(`substring match (Caduceus's short-text index) for ${by('short').join(', ')}`)
+  if (by('short').length) {
+    // rows another program wrote over since the index read them are read by their text until rechecked
+    const rereading = shortUsable && (!!reading.recheck || reading.indexedTo! < short.indexedTo)
+    notes.push(
+      `substring match (Caduceus's short-text index${rereading ? ', and by their text the rows another program rewrote since it read them' : ''}) for ${by('short').join(', ')}`
+    )
+  }
   // a 3+ character term scanned where the trigram index is: its column filter names a column that index lacks
   const noColumn = (t: Term) => trigram && chars(t.text) >= 3 && !trigramCan(t)
   const columned = by(
@@ -632,7 +660,7 @@ function gapRows(
   gap: IndexGap,
   filters: SearchFilters | undefined
 ): { rows: Row[]; asText: string } {
-  const scan: Reading = { ...r, src: () => 'scan', leavesOut: false, indexedTo: null }
+  const scan: Reading = { ...r, src: () => 'scan', leavesOut: false, indexedTo: null, recheck: null }
   const select = (where: string, args: unknown[]) =>
     allowedOnly(
       db,
