@@ -40,7 +40,10 @@ const QUERIES = [
   '北京大学',
   '$100',
   '北京 AND plain',
-  'launch NOT 北京'
+  'launch NOT 北京',
+  // FTS5 reads an accented letter as its base letter, in either case
+  'resume',
+  'RÉSUMÉ*'
 ]
 /** The terms Caduceus's short-text index answers. */
 const SHORT = ['北京', '$100', '北京 AND plain']
@@ -122,11 +125,15 @@ const upstreamView = (files: Array<[string, 0 | 1]>): Record<string, Verdict> =>
 describe('search where upstream’s indexes do not hold every row', () => {
   it('mid-rebuild: the rows no index holds yet are scanned (that range only), word semantics kept', async () => {
     const { reg, path } = copied('v30-rebuild.db')
+    // a row the rebuild has not reached, given accented text (upstream's gated update trigger leaves the index alone)
+    const raw = new Database(path)
+    raw.prepare("UPDATE messages SET content = 'Résumé sent: the RÉSUMÉ is plain' WHERE id = 150").run()
+    raw.close()
     const truth = whole(path)
     try {
       const want = answers(truth)
       // the gap matters: a word and a 3+ character CJK term have hits in the rows no index holds
-      for (const q of ['plain', '北京大学'])
+      for (const q of ['plain', '北京大学', 'resume'])
         expect(
           want[q]!.ids.some((id) => id > 100 && id <= 180),
           q

@@ -615,15 +615,16 @@ export function matchRows(
   }
 }
 
-/** Every column a word-index term may match in, as one text (a superset of what any layout's index holds). */
-const WORD_TEXT = "COALESCE(m.content, '') || ' ' || COALESCE(m.tool_name, '') || ' ' || COALESCE(m.tool_calls, '')"
+/** Every column a word-index term may match in (a superset of what any layout's index holds). */
+const WORD_COLUMNS = ['m.content', 'm.tool_name', 'm.tool_calls'] as const
 /** The runs of characters FTS5's unicode61 tokenizer keeps in a word. */
 const WORD_PIECE = /[\p{L}\p{N}\p{M}\p{Co}]+/gu
 
 /**
  * A SQL boolean over messages `m` true for at least every row where `n` holds in the word index (params appended):
- * a word term by each of its pieces as text (caseless, diacritics aside, as unicode61 folds them), a substring term
- * exactly, a NOT by its left side only. The rows it finds are then checked exactly (gapRows).
+ * a word term by each of its pieces as text (caseless, diacritics aside, as unicode61 folds them — an accented letter
+ * in a tool name or tool calls only in its own case), a substring term exactly, a NOT by its left side only. The
+ * rows it finds are then checked exactly (gapRows).
  */
 function atLeast(n: Node, r: Reading, params: unknown[]): string {
   if (n.kind === 'term') {
@@ -632,8 +633,16 @@ function atLeast(n: Node, r: Reading, params: unknown[]): string {
     if (!pieces.length) return '1'
     return `(${pieces
       .map((p) => {
-        params.push(p, p)
-        return `(instr(lower(${WORD_TEXT}), ?) > 0 OR instr(${BASE_SQL}(${WORD_TEXT}), ?) > 0)`
+        // a piece beyond ASCII: the JS fold on every column
+        if (!/^[\x00-\x7f]*$/.test(p)) {
+          params.push(p, p, p)
+          return `(${WORD_COLUMNS.map((c) => `instr(${BASE_SQL}(${c}), ?) > 0`).join(' OR ')})`
+        }
+        // an ASCII one: SQLite's LIKE folds ASCII case without copying the text; the JS fold only for a content
+        // holding other characters (an accented letter FTS5 reads as its base letter)
+        params.push(...WORD_COLUMNS.map(() => `%${p}%`), p)
+        return `(${WORD_COLUMNS.map((c) => `${c} LIKE ?`).join(' OR ')}
+          OR (octet_length(m.content) != length(m.content) AND instr(${BASE_SQL}(m.content), ?) > 0))`
       })
       .join(' AND ')})`
   }
