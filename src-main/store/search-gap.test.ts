@@ -250,3 +250,47 @@ describe('search where upstream’s indexes do not hold every row', () => {
     }
   )
 })
+
+describe('the rebuild gate of the FTS triggers Caduceus creates', () => {
+  it('reads the markers exactly as upstream’s triggers do, a marker without a value included', async () => {
+    // upstream's own triggers (v30.db) and the ones Caduceus creates in a new v30 home, with the same markers
+    const theirs = copied('v30.db')
+    const ownRoot = tempDir()
+    const own = { reg: new StoreRegistry(ownRoot), path: makeHome(ownRoot, 30) }
+    try {
+      const indexed: Record<string, boolean[]> = {}
+      for (const [name, h] of Object.entries({ theirs, own })) {
+        const s = h.reg.get('default')
+        await s.createSession('gate', 'cli')
+        const raw = new Database(h.path)
+        const ids: number[] = []
+        // a high water set without a value (upstream: no rebuild under way); a non-number (upstream: 0); a number
+        for (const [high, progress] of [
+          [null, null],
+          ['n/a', null],
+          ['ahead', '1']
+        ] as const) {
+          const next = (raw.prepare('SELECT COALESCE(MAX(id), 0) FROM messages').pluck().get() as number) + 1
+          raw.exec("DELETE FROM state_meta WHERE key IN ('fts_rebuild_high_water', 'fts_rebuild_progress')")
+          raw
+            .prepare("INSERT INTO state_meta(key, value) VALUES ('fts_rebuild_high_water', ?)")
+            .run(high === 'ahead' ? String(next) : high)
+          if (progress !== null)
+            raw.prepare("INSERT INTO state_meta(key, value) VALUES ('fts_rebuild_progress', ?)").run(progress)
+          ids.push(await s.appendMessage('gate', { role: 'user', content: `gate ${String(high)}` }))
+        }
+        ids.push(await s.appendMessage('gate', { role: 'user', content: 'past the high water' }))
+        indexed[name] = ids.map(
+          (id) => raw.prepare('SELECT count(*) FROM messages_fts_docsize WHERE id = ?').pluck().get(id) === 1
+        )
+        raw.exec("DELETE FROM state_meta WHERE key IN ('fts_rebuild_high_water', 'fts_rebuild_progress')")
+        raw.close()
+      }
+      expect(indexed.theirs).toEqual([true, true, false, true])
+      expect(indexed.own).toEqual(indexed.theirs)
+    } finally {
+      theirs.reg.closeAll()
+      own.reg.closeAll()
+    }
+  })
+})
