@@ -16,6 +16,9 @@
  *   AUTOINCREMENT, never reused) — a search reads the index up to there and scans only the rows after it; their
  *   deletes leave grams whose message is gone, which the search's join on `messages` drops and later writes
  *   purge window by window.
+ * - Their in-place rewrites of a message's text (no new id, so no backlog shows them) are named by the store's
+ *   watcher from the WAL: a search reads those rows by their text until a recheck slice, off the write path, has
+ *   compared them with their grams and a write of their own has read the changed ones again (Rechecks, below).
  * - Missing, or more than STALE_ROWS behind: the search does a complete scan instead (search-match.ts).
  * - No `session_id` here, on purpose: per-session counts straight from the grams would skip the join on
  *   `messages`, but that join is what keeps them right after another program rewinds a message (upstream's
