@@ -117,3 +117,8 @@ export function wordIndexOf(db: Database.Database, shape: HomeShape, ids: number
   ).run(JSON.stringify(ids))
   return name
 }
+
+/** Empties a TEMP word index after its query: the words of those messages are not kept past the search. */
+export function clearWordIndex(db: Database.Database, name: string): void {
+  db.exec(`INSERT INTO temp.${name}(${name}) VALUES('delete-all')`)
+}

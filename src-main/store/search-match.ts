@@ -24,7 +24,7 @@ import {
 import { archivedSql, hiddenMessageSql, marker, shownSql } from './sql'
 import type { messages } from './schema'
 import { BASE_SQL, baseFold } from './fold'
-import { WORD_CHECK_CAP, inGap, indexGap, wordIndexOf, type IndexGap } from './search-gap'
+import { WORD_CHECK_CAP, clearWordIndex, inGap, indexGap, wordIndexOf, type IndexGap } from './search-gap'
 
 // a hit is a row the transcript shows (sql.ts hiddenMessageSql), so opening it lands on it
 const VISIBLE = `(m.active = 1 OR m.compacted = 1) AND NOT ${hiddenMessageSql('m.')}`
@@ -699,7 +699,12 @@ function gapRows(
     ? { ...scan, src: (t) => (matchedAsSubstring(t.text) ? 'scan' : 'word'), wordTable: table }
     : scan
   const q: unknown[] = [JSON.stringify(ids)]
-  const rows = select(`m.id IN (SELECT value FROM json_each(?)) AND ${condition(tree, check, q as string[])}`, q)
+  let rows: Row[]
+  try {
+    rows = select(`m.id IN (SELECT value FROM json_each(?)) AND ${condition(tree, check, q as string[])}`, q)
+  } finally {
+    if (table) clearWordIndex(db, table)
+  }
   return {
     rows,
     asText: table ? '' : `(Matched there as text, not word by word: ${ids.length} rows were too many to check.)`
