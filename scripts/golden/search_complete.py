@@ -12,6 +12,17 @@ Caduceus finds with a plain substring check over the text each home's own index 
           FTS triggers index them: the trigram index over messages_fts_trigram_src (content, tool_name; no tool
           rows, no cron/subagent/delegated sessions).
 
+Two more v30 homes hold the states upstream's FTS markers in state_meta describe (hermes-spec §1.3, "FTS sync
+triggers" and `state_meta`). The fork at HERMES_UPSTREAM is v21 and has neither, so they are built from v30.db's rows
+with SQL that spec gives, each step named below:
+  v30-rebuild.db  in the middle of upstream's deferred FTS rebuild: both indexes emptied, fts_rebuild_high_water = the
+                  newest id then (180), fts_rebuild_progress = 100 after a first backfill of ids 1..100 from the
+                  indexes' own source views; then upstream appends one message (181), which its gated triggers index.
+                  Rows 101..180 are in neither index (the gate: indexed iff id > high_water or id <= progress).
+  v30-stale.db    after upstream gave up on a broken index: fts_stale = '1' and its six FTS sync triggers dropped;
+                  then upstream appends a message, rewrites one row's content in place and deletes another, none of
+                  which reaches the indexes.
+
 Run with the system Python (its SQLite is the one that indexes upstream homes on this machine):
   /usr/bin/python3 scripts/golden/search_complete.py
 """
@@ -105,11 +116,56 @@ def v30(path: Path) -> None:
     db.close()
 
 
+FTS_TRIGGERS = ("messages_fts_insert", "messages_fts_delete", "messages_fts_update",
+                "messages_fts_trigram_insert", "messages_fts_trigram_delete", "messages_fts_trigram_update")
+
+
+def v30_rebuild(path: Path) -> None:
+    v30(path)
+    db = sqlite3.connect(path, isolation_level=None)
+    # a deferred rebuild starts from empty indexes, with the newest id as its high water and no progress
+    db.execute("INSERT INTO messages_fts(messages_fts) VALUES('delete-all')")
+    db.execute("INSERT INTO messages_fts_trigram(messages_fts_trigram) VALUES('delete-all')")
+    db.execute("INSERT INTO state_meta(key, value) SELECT 'fts_rebuild_high_water', CAST(MAX(id) AS TEXT) FROM messages")
+    db.execute("INSERT INTO state_meta(key, value) VALUES ('fts_rebuild_progress', '0')")
+    # a first backfill step: ids 1..100 from each index's own source view, then the progress marker moves
+    db.execute("INSERT INTO messages_fts(rowid, content, tool_name, tool_calls) "
+               "SELECT id, content, tool_name, tool_calls FROM messages_fts_src WHERE id > 0 AND id <= 100")
+    db.execute("INSERT INTO messages_fts_trigram(rowid, content, tool_name) "
+               "SELECT id, content, tool_name FROM messages_fts_trigram_src WHERE id > 0 AND id <= 100")
+    db.execute("UPDATE state_meta SET value = '100' WHERE key = 'fts_rebuild_progress'")
+    # upstream keeps writing meanwhile: a row past the high water is indexed by its gated triggers
+    db.execute(
+        "INSERT INTO messages(session_id, role, content, timestamp, message_uid) VALUES ('s00', 'user', ?, ?, ?)",
+        ("after the rebuild began: 北京 launch", T0 + 5000, "9".ljust(32, "0")),
+    )
+    db.close()
+
+
+def v30_stale(path: Path) -> None:
+    v30(path)
+    db = sqlite3.connect(path, isolation_level=None)
+    # upstream's answer to an index it could not repair: a durable stale marker, its sync triggers detached
+    db.execute("INSERT INTO state_meta(key, value) VALUES ('fts_stale', '1')")
+    for name in FTS_TRIGGERS:
+        db.execute(f"DROP TRIGGER IF EXISTS {name}")
+    # writes meanwhile reach no index: an append, an in-place rewrite, a delete
+    db.execute(
+        "INSERT INTO messages(session_id, role, content, timestamp, message_uid) VALUES ('s00', 'user', ?, ?, ?)",
+        ("written while stale: 北京 launch", T0 + 5000, "9".ljust(32, "0")),
+    )
+    db.execute("UPDATE messages SET content = 'rewritten while stale: quokka 上海' WHERE id = 2")
+    db.execute("DELETE FROM messages WHERE id = 3")
+    db.close()
+
+
 if __name__ == "__main__":
     OUT.mkdir(parents=True, exist_ok=True)
     v21(OUT / "v21.db")
     v30(OUT / "v30.db")
-    for name in ("v21.db", "v30.db"):
+    v30_rebuild(OUT / "v30-rebuild.db")
+    v30_stale(OUT / "v30-stale.db")
+    for name in ("v21.db", "v30.db", "v30-rebuild.db", "v30-stale.db"):
         db = sqlite3.connect(OUT / name)
         n = db.execute("SELECT count(*) FROM messages").fetchone()[0]
         left = db.execute("SELECT count(*) FROM messages WHERE id NOT IN (SELECT rowid FROM messages_fts_trigram)").fetchone()[0]

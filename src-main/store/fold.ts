@@ -21,7 +21,17 @@ export const foldCase = (s: string): string =>
 /** The SQL name of `foldCase`, registered on every connection the store opens. */
 export const FOLD_SQL = 'cad_fold'
 
+/**
+ * foldCase without diacritics (é → e), as FTS5's default unicode61 tokenizer matches words: for a scan that must find
+ * at least the rows the word index would (search-match.ts), never for positions. Registered as `cad_base`.
+ */
+export const baseFold = (s: string): string => foldCase(s.normalize('NFD').replace(/\p{M}/gu, ''))
+export const BASE_SQL = 'cad_base'
+
 export function registerFold(db: Database.Database): void {
+  db.function(BASE_SQL, { deterministic: true }, (v: unknown) =>
+    v === null || v === undefined ? null : baseFold(typeof v === 'string' ? v : String(v))
+  )
   db.function(FOLD_SQL, { deterministic: true }, (v: unknown) =>
     v === null || v === undefined ? null : foldCase(typeof v === 'string' ? v : String(v))
   )

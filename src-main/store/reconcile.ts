@@ -36,6 +36,7 @@ import {
 import type { HomeShape } from './shape'
 import { stmt, type ColumnsOf } from './stmt-cache'
 import { errorMessage } from '@shared/contract/errors'
+import { ftsMarkedStale } from './search-gap'
 
 export interface ReconcileReport {
   createdTables: string[]
@@ -141,7 +142,10 @@ function reconcileCurrent(db: Database.Database, report: ReconcileReport): void 
     db.exec(FTS_VIEW_SQL)
     db.exec(FTS_TABLE_SQL)
   }
-  if (objectExists(db, 'view', 'messages_fts_src')) for (const sql of FTS_TRIGGER_SQL) db.exec(sql)
+  // Upstream detaches its sync triggers when it marks the index stale (search-gap.ts) and puts them back only with a
+  // rebuild: re-attached here they would index some writes and 'delete' rows the index never held.
+  if (objectExists(db, 'view', 'messages_fts_src') && !ftsMarkedStale(db))
+    for (const sql of FTS_TRIGGER_SQL) db.exec(sql)
   const hasMessages = db.prepare('SELECT 1 FROM messages LIMIT 1').get() !== undefined
   if (!ftsExisted) {
     if (hasMessages) {

@@ -23,6 +23,8 @@ import {
 } from './short-index'
 import { archivedSql, hiddenMessageSql, marker, shownSql } from './sql'
 import type { messages } from './schema'
+import { BASE_SQL, baseFold } from './fold'
+import { WORD_CHECK_CAP, clearWordIndex, inGap, indexGap, wordIndexOf, type IndexGap } from './search-gap'
 
 // a hit is a row the transcript shows (sql.ts hiddenMessageSql), so opening it lands on it
 const VISIBLE = `(m.active = 1 OR m.compacted = 1) AND NOT ${hiddenMessageSql('m.')}`
@@ -75,6 +77,10 @@ interface Reading {
   leavesOut: boolean
   /** Caduceus's short-text index: read up to here (rows after it are scanned); null: not usable. */
   indexedTo: number | null
+  /** Rows up to `indexedTo` whose grams are not trusted until rechecked (short-index.ts Rechecks), as JSON. */
+  recheck: string | null
+  /** The word index a 'word' term is looked up in (search-gap.ts: a TEMP one over the rows upstream's lacks). */
+  wordTable?: string
 }
 
 /**
@@ -121,8 +127,11 @@ function leftOutIds(n: Node, r: Reading, params: unknown[]): string {
     const mark = params.length
     const c = candidates(n, params)
     if (c !== null) {
+      // rows being rechecked are candidates too: their grams may not hold their new text yet
+      if (r.recheck !== null) params.push(r.recheck)
       params.push(toMatch(n, true), r.indexedTo)
-      const head = `SELECT m.id FROM messages m WHERE m.id IN (SELECT message_id FROM (${c})
+      const more = r.recheck !== null ? ' UNION SELECT value FROM json_each(?)' : ''
+      const head = `SELECT m.id FROM messages m WHERE m.id IN (SELECT message_id FROM (${c})${more}
         EXCEPT SELECT rowid FROM messages_fts_trigram WHERE messages_fts_trigram MATCH ?) AND m.id <= ? AND ${check(params)}`
       params.push(r.indexedTo)
       return `${head} UNION ALL SELECT m.id FROM messages m WHERE m.id > ? AND ${check(params)}`
@@ -139,7 +148,7 @@ function condition(n: Node, r: Reading, params: string[]): string {
     // a short term in a tree that is scanned anyway is read by the same scan (the trigram index holds no 1–2
     // character term: `東京 OR tool_calls:東京タワー` found nothing at all)
     if (s === 'scan' || s === 'short') return toInstr(n, r.text, params, columnText)
-    const table = s === 'word' ? 'messages_fts' : 'messages_fts_trigram'
+    const table = s === 'word' ? (r.wordTable ?? 'messages_fts') : 'messages_fts_trigram'
     params.push(matchTerm(n, s === 'word'))
     const indexed = `m.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`
     // the rows the trigram index leaves out are read by this scan too
@@ -150,7 +159,8 @@ function condition(n: Node, r: Reading, params: string[]): string {
   if (n.kind === 'near') {
     // kept only where the word index answers every phrase (nearAsAnd)
     params.push(toMatch(n))
-    return 'm.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)'
+    const table = r.wordTable ?? 'messages_fts'
+    return `m.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`
   }
   if (n.kind === 'not') return `(${condition(n.left, r, params)} AND NOT ${condition(n.right, r, params)})`
   return `(${n.items.map((x) => condition(x, r, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
@@ -166,9 +176,17 @@ function idSet(n: Node, r: Reading, params: unknown[]): string {
   if (n.kind === 'term') {
     const s = r.src(n)
     if (s === 'short') {
-      params.push(n.text, r.indexedTo ?? 0)
+      params.push(n.text)
+      let lookup = SHORT_LOOKUP
+      if (r.recheck !== null) {
+        // grams of a row being rechecked may be its old text's: the row is read by its text instead
+        params.push(r.recheck, r.recheck)
+        lookup = `${SHORT_LOOKUP} AND message_id NOT IN (SELECT value FROM json_each(?)) UNION ALL SELECT m.id FROM messages m
+          WHERE m.id IN (SELECT value FROM json_each(?)) AND ${toInstr(n, r.text, params as string[], columnText)}`
+      }
+      params.push(r.indexedTo ?? 0)
       const tail = toInstr(n, r.text, params as string[], columnText)
-      const found = `SELECT id FROM (${SHORT_LOOKUP} UNION ALL SELECT m.id FROM messages m WHERE m.id > ? AND ${tail})`
+      const found = `SELECT id FROM (${lookup} UNION ALL SELECT m.id FROM messages m WHERE m.id > ? AND ${tail})`
       if (!n.initial && !n.columns) return found
       // the gram index says where the text is, not whether a message starts with it or in which column
       return `SELECT m.id FROM messages m WHERE m.id IN (${found}) AND ${toInstr(n, r.text, params as string[], columnText)}`
@@ -282,8 +300,14 @@ function allowedOnly(db: Database.Database, f: SearchFilters | undefined, rows: 
  * Where they stay (a page: LIMIT rows), each row's session is one lookup by id: an `m.session_id IN (SELECT …)` would
  * first list every session that passes (~2.6 ms on a 10k-session home, for a page of 100 rows that costs 0.15 ms).
  */
-function messageFilter(f: SearchFilters | undefined, args: unknown[], opts: { sessions?: boolean } = {}): string {
+function messageFilter(
+  f: SearchFilters | undefined,
+  args: unknown[],
+  opts: { sessions?: boolean; gap?: IndexGap | null } = {}
+): string {
   const parts: string[] = []
+  // the rows upstream's indexes lack are read apart (gapRows): an index's answer never stands for them
+  if (opts.gap) parts.push(`NOT ${inGap(opts.gap, args)}`)
   const inSession = opts.sessions === false ? [] : sessionConditions(f, args)
   if (inSession.length)
     parts.push(`EXISTS (SELECT 1 FROM sessions s WHERE s.id = m.session_id AND ${inSession.join(' AND ')})`)
@@ -340,12 +364,19 @@ function nearAsAnd(n: Node, word: (t: Term) => boolean, read: string[]): Node {
   return { kind: n.kind, items: n.items.map((x) => nearAsAnd(x, word, read)) }
 }
 
+/** What a search reads by text instead of the short-text index's grams (short-index.ts Rechecks forSearch). */
+export interface ShortRecheck {
+  before: number
+  ids: number[]
+}
+
 export function matchRows(
   db: Database.Database,
   shape: HomeShape,
   typed: Node,
   n: number,
-  filters?: SearchFilters
+  filters?: SearchFilters,
+  rechecks: ShortRecheck | null = null
 ): Matches {
   const nearRead: string[] = []
   const tree = nearAsAnd(typed, (t) => shape.fts !== 'none' && !SUBSTRING.test(t.text), nearRead)
@@ -376,7 +407,9 @@ export function matchRows(
     src,
     text: substringParts(shape),
     leavesOut,
-    indexedTo: shortUsable ? short.indexedTo : null
+    // rows another program may have rewritten since they were read into it: past `before`, and `ids`, by their text
+    indexedTo: shortUsable ? Math.min(short.indexedTo, rechecks?.before ?? Number.POSITIVE_INFINITY) : null,
+    recheck: shortUsable && rechecks?.ids.length ? JSON.stringify(rechecks.ids) : null
   }
   const sources = new Set(terms.map(src))
   // without the short index, the rows the trigram index leaves out are scanned: once for the whole tree
@@ -385,7 +418,14 @@ export function matchRows(
   let ids: number[]
   let sessions: Map<string, { hits: number; title: string | null }>
   let all: Row[] | null
-  if (sources.size === 1 && (sources.has('word') || sources.has('trigram'))) {
+  // the rows upstream's indexes lack by its own markers (search-gap.ts): read apart below, left out of this answer
+  const gap = indexGap(db, shape)
+  if (gap?.upTo === null) {
+    // marked stale: nothing an index holds is trusted, every row is read by the gap's scan
+    ids = []
+    all = []
+    sessions = new Map()
+  } else if (sources.size === 1 && (sources.has('word') || sources.has('trigram'))) {
     // One index answers the whole tree: FTS5 evaluates it with its own precedence, streaming rowids newest
     // first (the huge LIMIT keeps the subquery's order from being flattened away).
     const table = sources.has('word') ? 'messages_fts' : 'messages_fts_trigram'
@@ -393,14 +433,14 @@ export function matchRows(
     const from = (where: string) => `(SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ?
       ORDER BY rowid DESC LIMIT 1000000000) f CROSS JOIN messages m ON m.id = f.id WHERE ${VISIBLE}${where}`
     const fargs: unknown[] = []
-    ids = prepareOnce<MessageId>(db, `SELECT m.id FROM ${from(messageFilter(filters, fargs))} LIMIT ?`)
+    ids = prepareOnce<MessageId>(db, `SELECT m.id FROM ${from(messageFilter(filters, fargs, { gap }))} LIMIT ?`)
       .pluck()
       .all(match, ...fargs, n)
     const many = prepareOnce<number>(db, `SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`)
       .pluck()
       .get(match, COUNT_CAP + 1)!
     const margs: unknown[] = []
-    const where = messageFilter(filters, margs, { sessions: false })
+    const where = messageFilter(filters, margs, { sessions: false, gap })
     all =
       many > COUNT_CAP
         ? null
@@ -413,7 +453,7 @@ export function matchRows(
       // the rows the trigram index leaves out, the whole tree checked on each (every term in them is a substring)
       const lp: unknown[] = []
       const set = leftOutIds(tree, reading, lp)
-      const filter = messageFilter(filters, lp, { sessions: false })
+      const filter = messageFilter(filters, lp, { sessions: false, gap })
       const more = allowedOnly(
         db,
         filters,
@@ -437,7 +477,7 @@ export function matchRows(
     // Every term has an index (Caduceus's short index among them): ids from a compound of index lookups.
     const params: unknown[] = []
     const set = idSet(tree, reading, params)
-    const filter = messageFilter(filters, params, { sessions: false })
+    const filter = messageFilter(filters, params, { sessions: false, gap })
     const rows = (all = allowedOnly(
       db,
       filters,
@@ -457,7 +497,7 @@ export function matchRows(
     // A scan or a mixed tree: one pass over every row (complete at any size), newest page and counts together.
     const cond = condition(tree, reading, params)
     const fargs: unknown[] = []
-    const filter = messageFilter(filters, fargs, { sessions: false })
+    const filter = messageFilter(filters, fargs, { sessions: false, gap })
     const rows = (all = allowedOnly(
       db,
       filters,
@@ -473,6 +513,16 @@ export function matchRows(
       .map((r) => Number(r[1]))
       .sort((a, b) => b - a)
     sessions = group(rows)
+  }
+  let gapNote = ''
+  if (gap) {
+    const found = gapRows(db, shape, tree, reading, gap, filters)
+    gapNote = gap.note + (found.asText ? ` ${found.asText}` : '')
+    if (found.rows.length) {
+      if (all) all = [...all, ...found.rows].sort((a, b) => Number(a[1]) - Number(b[1]))
+      ids = [...ids, ...found.rows.map((r) => Number(r[1]))].sort((a, b) => b - a).slice(0, n)
+      if (all) sessions = group(all)
+    }
   }
   // Matching sessions that compression continued: only their chains need walking to a tip (search.ts).
   const continued = new Set<string>()
@@ -525,7 +575,13 @@ export function matchRows(
       `substring match (trigram index) for ${by('trigram').join(', ')}${leavesOut ? `, and in the rows that index leaves out (tool output, cron, subagent and delegated runs) ${how}` : ''}`
     )
   }
-  if (by('short').length) notes.push(`substring match (Caduceus's short-text index) for ${by('short').join(', ')}`)
+  if (by('short').length) {
+    // rows another program wrote over since the index read them are read by their text until rechecked
+    const rereading = shortUsable && (!!reading.recheck || reading.indexedTo! < short.indexedTo)
+    notes.push(
+      `substring match (Caduceus's short-text index${rereading ? ', and by their text the rows another program rewrote since it read them' : ''}) for ${by('short').join(', ')}`
+    )
+  }
   // a 3+ character term scanned where the trigram index is: its column filter names a column that index lacks
   const noColumn = (t: Term) => trigram && chars(t.text) >= 3 && !trigramCan(t)
   const columned = by(
@@ -549,11 +605,108 @@ export function matchRows(
             : 'shorter than 3 characters'
     notes.push(`complete scan for ${rest.join(', ')} (${why})`)
   }
+  const said = [notes.length ? `Not a word search: ${notes.join('; ')}.` : '', gapNote].filter(Boolean).join(' ')
   return {
     ids,
     sessions,
     continued,
     ...(all ? { matched: once(all) } : {}),
-    ...(notes.length ? { fallback: `Not a word search: ${notes.join('; ')}.` } : {})
+    ...(said ? { fallback: said } : {})
+  }
+}
+
+/** Every column a word-index term may match in (a superset of what any layout's index holds). */
+const WORD_COLUMNS = ['m.content', 'm.tool_name', 'm.tool_calls'] as const
+/** The runs of characters FTS5's unicode61 tokenizer keeps in a word. */
+const WORD_PIECE = /[\p{L}\p{N}\p{M}\p{Co}]+/gu
+
+/**
+ * A SQL boolean over messages `m` true for at least every row where `n` holds in the word index (params appended):
+ * a word term by each of its pieces as text (caseless, diacritics aside, as unicode61 folds them — an accented letter
+ * in a tool name or tool calls only in its own case), a substring term exactly, a NOT by its left side only. The
+ * rows it finds are then checked exactly (gapRows).
+ */
+function atLeast(n: Node, r: Reading, params: unknown[]): string {
+  if (n.kind === 'term') {
+    if (matchedAsSubstring(n.text)) return toInstr(n, r.text, params as string[], columnText)
+    const pieces = [...new Set(baseFold(n.text).match(WORD_PIECE) ?? [])]
+    if (!pieces.length) return '1'
+    return `(${pieces
+      .map((p) => {
+        // a piece beyond ASCII: the JS fold on every column
+        if (!/^[\x00-\x7f]*$/.test(p)) {
+          params.push(p, p, p)
+          return `(${WORD_COLUMNS.map((c) => `instr(${BASE_SQL}(${c}), ?) > 0`).join(' OR ')})`
+        }
+        // an ASCII one: SQLite's LIKE folds ASCII case without copying the text; the JS fold only for a content
+        // holding other characters (an accented letter FTS5 reads as its base letter)
+        params.push(...WORD_COLUMNS.map(() => `%${p}%`), p)
+        return `(${WORD_COLUMNS.map((c) => `${c} LIKE ?`).join(' OR ')}
+          OR (octet_length(m.content) != length(m.content) AND instr(${BASE_SQL}(m.content), ?) > 0))`
+      })
+      .join(' AND ')})`
+  }
+  if (n.kind === 'near')
+    return `(${nearItems(n)
+      .map((x) => atLeast(x, r, params))
+      .join(' AND ')})`
+  if (n.kind === 'not') return atLeast(n.left, r, params)
+  return `(${n.items.map((x) => atLeast(x, r, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
+}
+
+/**
+ * The visible rows inside `gap` that match `tree`, as the home's indexes would answer once they hold them: a scan of
+ * just those ids. Substring terms are matched there as everywhere (instr); word terms first as text (atLeast), then
+ * the rows found are put in a TEMP word index like the home's and the whole tree is asked of it with FTS5's own
+ * semantics (search-gap.ts wordIndexOf). More than WORD_CHECK_CAP such rows (or no such index here): the tree is
+ * matched as text over them, and `asText` says so.
+ */
+function gapRows(
+  db: Database.Database,
+  shape: HomeShape,
+  tree: Node,
+  r: Reading,
+  gap: IndexGap,
+  filters: SearchFilters | undefined
+): { rows: Row[]; asText: string } {
+  const scan: Reading = { ...r, src: () => 'scan', leavesOut: false, indexedTo: null, recheck: null }
+  const select = (where: string, args: unknown[]) =>
+    allowedOnly(
+      db,
+      filters,
+      rowsViaJson<Row>(
+        db,
+        `SELECT m.session_id AS c0, m.id AS c1 FROM messages m WHERE ${where} ORDER BY m.id`,
+        2,
+        args
+      )
+    )
+  const inRange = (args: unknown[]) => `${inGap(gap, args)} AND ${VISIBLE}`
+  if (!leaves(tree).some((t) => r.src(t) === 'word')) {
+    const args: unknown[] = []
+    const where = `${inRange(args)} AND ${condition(tree, scan, args as string[])}${messageFilter(filters, args, { sessions: false })}`
+    return { rows: select(where, args), asText: '' }
+  }
+  const args: unknown[] = []
+  const found = select(
+    `${inRange(args)} AND ${atLeast(tree, r, args)}${messageFilter(filters, args, { sessions: false })}`,
+    args
+  )
+  if (!found.length) return { rows: [], asText: '' }
+  const ids = found.map((f) => Number(f[1]))
+  const table = ids.length <= WORD_CHECK_CAP ? wordIndexOf(db, shape, ids) : null
+  const check: Reading = table
+    ? { ...scan, src: (t) => (matchedAsSubstring(t.text) ? 'scan' : 'word'), wordTable: table }
+    : scan
+  const q: unknown[] = [JSON.stringify(ids)]
+  let rows: Row[]
+  try {
+    rows = select(`m.id IN (SELECT value FROM json_each(?)) AND ${condition(tree, check, q as string[])}`, q)
+  } finally {
+    if (table) clearWordIndex(db, table)
+  }
+  return {
+    rows,
+    asText: table ? '' : `(Matched there as text, not word by word: ${ids.length} rows were too many to check.)`
   }
 }

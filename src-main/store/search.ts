@@ -15,7 +15,8 @@ import {
   matchedAsSubstring,
   sessionConditions,
   type Matches,
-  type SearchFilters
+  type SearchFilters,
+  type ShortRecheck
 } from './search-match'
 import { chainTips } from './lineage'
 import { ChainCopies } from './search-chain'
@@ -139,7 +140,8 @@ export function searchMessages(
   shape: HomeShape,
   query: unknown,
   limit = 50,
-  filters?: SearchFilters
+  filters?: SearchFilters,
+  rechecks: ShortRecheck | null = null
 ): SearchOutcome {
   // what the Sessions page lists is what it searches: no internal or hidden session unless the filters ask
   filters = listed(filters)
@@ -154,7 +156,7 @@ export function searchMessages(
   let m: Matches = { ids: [], sessions: new Map() }
   try {
     // read as chains, a copy's hit gives way to its original's (or the reverse): a few more fill the page
-    m = matchRows(db, shape, tree, ownRows ? n : Math.min(2 * n, MAX_FETCH), filters)
+    m = matchRows(db, shape, tree, ownRows ? n : Math.min(2 * n, MAX_FETCH), filters, rechecks)
   } catch (err) {
     problems.push(`index: ${errorMessage(err)}`)
   }

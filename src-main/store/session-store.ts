@@ -74,7 +74,7 @@ import { FieldReader, type TextField } from './read-message-text'
 import { searchMessages, type RawHit, type SearchFilters, type TitleHit } from './search'
 import { isBusy, WriteQueue } from './write-queue'
 import { readRetrying } from './read-retry'
-import { shortIndexStep, SLICE_STEP, WRITE_STEP } from './short-index'
+import { Rechecks, recheckSlice, regram, shortIndexStep, SLICE_STEP, WRITE_STEP } from './short-index'
 import { stmt, type ColumnsOf } from './stmt-cache'
 import type { sessions } from './schema'
 import { liveUpstreamGateway, type GatewayHeartbeat } from './gateway-heartbeats'
@@ -200,6 +200,10 @@ export class SessionStore {
   private tx: WriteTx | null = null
   /** The next catch-up slice of the short-text index (short-index.ts), while a write left it behind. */
   private indexTimer: ReturnType<typeof setTimeout> | null = null
+  /** Rows another program may have rewritten since the short-text index read them, and the next recheck slice. */
+  private readonly rechecks = new Rechecks()
+  private recheckTimer: ReturnType<typeof setTimeout> | null = null
+  private regramming = false
 
   /**
    * `sessions optimize` on a state.db file: each FTS index's segments merged (FTS5 'optimize': layout only, no row
@@ -299,6 +303,8 @@ export class SessionStore {
   close(): void {
     if (this.indexTimer) clearTimeout(this.indexTimer)
     this.indexTimer = null
+    if (this.recheckTimer) clearTimeout(this.recheckTimer)
+    this.recheckTimer = null
     if (this.db.open) this.db.close()
     for (const fn of this.closers) fn()
     this.closers.clear()
@@ -406,6 +412,50 @@ export class SessionStore {
       }
     }, delayMs)
     this.indexTimer.unref?.()
+  }
+
+  /**
+   * The rows a commit wrote, as the watcher read them from the WAL (null: it cannot tell): the short-text index
+   * compares those it holds with their text again, off the write path (short-index.ts Rechecks), and a search reads
+   * them by their text until then.
+   */
+  noteRowsWritten(rowids: number[] | null): void {
+    this.rechecks.note(rowids)
+    if (this.rechecks.pending) this.scheduleRecheck()
+  }
+
+  /**
+   * One recheck slice per timer tick: a read (no lock) comparing rows with their grams; rows found changed are
+   * re-read into the index by a write of their own, once they are known (never by a turn's write).
+   */
+  private scheduleRecheck(delayMs = INDEX_SLICE_GAP_MS): void {
+    if (this.recheckTimer || !this.db.open) return
+    this.recheckTimer = setTimeout(() => {
+      this.recheckTimer = null
+      if (!this.db.open) return
+      let more = false
+      try {
+        more = recheckSlice(this.db, this.handle.shape, this.rechecks, SLICE_STEP.budgetMs)
+      } catch (err) {
+        // a locked or replaced file: tried again on the next tick
+        more = isBusy(err) || this.rechecks.pending
+      }
+      if (this.rechecks.changed.size && !this.regramming) {
+        const ids = [...this.rechecks.changed]
+        this.regramming = true
+        this.write((tx) => regram(txDb(tx), this.handle.shape, ids))
+          .then(() => {
+            for (const id of ids) this.rechecks.changed.delete(id)
+          })
+          .catch(() => undefined) // left in `changed`: the search keeps reading them by text, the next slice retries
+          .finally(() => {
+            this.regramming = false
+            if (this.rechecks.changed.size) this.scheduleRecheck()
+          })
+      }
+      if (more) this.scheduleRecheck()
+    }, delayMs)
+    this.recheckTimer.unref?.()
   }
 
   /**
@@ -929,7 +979,7 @@ export class SessionStore {
     message?: string
     fallback?: string
   } {
-    const r = searchMessages(this.db, this.shape, q.query, q.limit, q.filters)
+    const r = searchMessages(this.db, this.shape, q.query, q.limit, q.filters, this.rechecks.forSearch())
     return {
       hits: r.hits.map((h) => ({ ...h, profile: this.profile })),
       titles: r.titles.map((t) => ({ ...t, profile: this.profile })),

@@ -11,6 +11,8 @@ import { makeHome, upstream } from './test-fixtures/homes'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { isShortTerm, shortIndexStep } from './short-index'
 import { detectShape } from './shape'
+import { SessionWatcher } from './watcher'
+import { rawDb } from './test-fixtures/raw-db'
 
 afterAll(() => cleanupTempDirs())
 
@@ -254,6 +256,85 @@ describe('short-text index', () => {
       expect(after).not.toContain('bulk7')
       raw.close()
     } finally {
+      reg.closeAll()
+    }
+  })
+})
+
+describe('short-text index: a message another program rewrites in place', () => {
+  /** A home Caduceus wrote (its short-text index current), its watcher running, and another program's connection. */
+  async function home() {
+    const root = tempDir()
+    const reg = new StoreRegistry(root)
+    const s = reg.get('default')
+    await s.createSession('a', 'cli')
+    const [first, second] = await s.appendMessages('a', [
+      { role: 'user', content: '東京 tower' },
+      { role: 'tool', content: 'no symbols here', toolCallId: 'c1', toolName: 'terminal' }
+    ])
+    await s.createSession('b', 'cli')
+    await s.appendMessage('b', { role: 'user', content: '大阪の城' })
+    const events: string[][] = []
+    const watcher = new SessionWatcher(s, (e) => events.push(e.sessionIds)).start()
+    const other = new Database(s.path)
+    return { reg, s, watcher, other, first: first!, second: second! }
+  }
+  const settle = async (reg: StoreRegistry, watcher: SessionWatcher) => {
+    watcher.check()
+    // the recheck slices and the re-read write run on the store's timers
+    for (
+      let i = 0;
+      i < 40 && reg.get('default').searchFull({ query: '京', limit: 5 }).fallback?.includes('rewrote');
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 30))
+  }
+
+  it('old text stops matching and new text matches at once, and the index is re-read off the write path', async () => {
+    const { reg, s, watcher, other, first, second } = await home()
+    try {
+      expect(sessionsOf(reg, '東京').ids).toEqual(['a'])
+      expect(sessionsOf(reg, '東京').fallback).toContain("Caduceus's short-text index")
+      // upstream (or a hand edit) rewrites two rows' text in place: a redaction, and a tool result given symbols
+      other.prepare('UPDATE messages SET content = ? WHERE id = ?').run('[redacted] tower', first)
+      other.prepare('UPDATE messages SET content = ? WHERE id = ?').run('cost: ¥500 in 京都', second)
+      other.close()
+      watcher.check()
+      // right at once: the rewritten rows are read by their text until rechecked
+      expect(sessionsOf(reg, '東京').ids).toEqual([])
+      expect(sessionsOf(reg, '¥').ids).toEqual(['a'])
+      expect(sessionsOf(reg, '京').ids).toEqual(['a'])
+      expect(sessionsOf(reg, '大阪').ids).toEqual(['b'])
+      expect(sessionsOf(reg, '京').fallback).toContain('by their text the rows another program rewrote')
+      // and once the recheck slice and its write ran, the grams themselves say so
+      await settle(reg, watcher)
+      const grams = rawDb(s).prepare('SELECT gram FROM cad_short_grams WHERE message_id = ?').pluck()
+      expect(grams.all(first)).toEqual([])
+      expect(grams.all(second)).toEqual(expect.arrayContaining(['¥', '京', '京都']))
+      expect(sessionsOf(reg, '東京').ids).toEqual([])
+      expect(sessionsOf(reg, '¥').ids).toEqual(['a'])
+      expect(sessionsOf(reg, '京').fallback).not.toContain('rewrote')
+    } finally {
+      watcher.stop()
+      reg.closeAll()
+    }
+  })
+
+  it('where the WAL cannot say which rows a commit wrote, every indexed row is read by its text until rechecked', async () => {
+    const { reg, s, watcher, other, second } = await home()
+    try {
+      other.prepare('UPDATE messages SET content = ? WHERE id = ?').run('¥ again', second)
+      other.close()
+      s.noteRowsWritten(null)
+      expect(sessionsOf(reg, '¥').ids).toEqual(['a'])
+      expect(sessionsOf(reg, '東京').ids).toEqual(['a'])
+      await settle(reg, watcher)
+      expect(rawDb(s).prepare('SELECT gram FROM cad_short_grams WHERE message_id = ?').pluck().all(second)).toEqual([
+        '¥'
+      ])
+      expect(sessionsOf(reg, '¥').fallback).not.toContain('rewrote')
+    } finally {
+      watcher.stop()
       reg.closeAll()
     }
   })

@@ -16,6 +16,9 @@
  *   AUTOINCREMENT, never reused) — a search reads the index up to there and scans only the rows after it; their
  *   deletes leave grams whose message is gone, which the search's join on `messages` drops and later writes
  *   purge window by window.
+ * - Their in-place rewrites of a message's text (no new id, so no backlog shows them) are named by the store's
+ *   watcher from the WAL: a search reads those rows by their text until a recheck slice, off the write path, has
+ *   compared them with their grams and a write of their own has read the changed ones again (Rechecks, below).
  * - Missing, or more than STALE_ROWS behind: the search does a complete scan instead (search-match.ts).
  * - No `session_id` here, on purpose: per-session counts straight from the grams would skip the join on
  *   `messages`, but that join is what keeps them right after another program rewinds a message (upstream's
@@ -242,3 +245,126 @@ export function narrowingGrams(text: string): string[] {
 /** Ids of messages up to `indexedTo` holding every one of `count` grams (one `?` each). */
 export const gramsLookup = (count: number): string =>
   Array.from({ length: count }, () => `SELECT message_id FROM main.${T} WHERE gram = ?`).join(' INTERSECT ')
+
+/** Rows one recheck slice compares at most, besides its time budget. */
+const RECHECK_IDS = 2000
+
+/**
+ * Rows another program may have rewritten in place since the index read them. Its inserts are the rows above
+ * `indexed_to` and its deletes fall out of the join on `messages`, but an UPDATE of a message's text (a redaction, a
+ * truncated tool result, a hand edit) leaves the row's old grams: its old text would still match and its new text
+ * would not. The store's watcher names the rows each commit wrote, read from the WAL (wal-pages.ts: rowids of every
+ * table, so most are other tables' rows or unchanged), or null where the WAL cannot tell. Until a row is compared
+ * with its grams again (recheckSlice, off the write path) a search reads it by `instr` instead (forSearch); a null
+ * puts every indexed row under recheck, read again from the first one.
+ */
+export class Rechecks {
+  /** Rows above this (up to `indexed_to`) are read again before their grams are trusted; Infinity: none. */
+  checkedTo = Number.POSITIVE_INFINITY
+  /** Rows to compare with their grams. */
+  readonly ids = new Set<number>()
+  /** Rows whose grams were found to differ from their text: re-read by the store's next write (regram). */
+  readonly changed = new Set<number>()
+
+  note(rowids: readonly number[] | null): void {
+    if (rowids === null || this.ids.size + rowids.length > RECHECK_IDS * 8) {
+      this.checkedTo = 0
+      this.ids.clear()
+      return
+    }
+    for (const id of rowids) if (id <= this.checkedTo) this.ids.add(id)
+  }
+  /** Whether a recheck slice has work. */
+  get pending(): boolean {
+    return this.checkedTo !== Number.POSITIVE_INFINITY || this.ids.size > 0
+  }
+  /** What a search reads by `instr` instead of the grams: rows above `before`, and `ids`; null: nothing. */
+  forSearch(): { before: number; ids: number[] } | null {
+    if (!this.pending && !this.changed.size) return null
+    return { before: this.checkedTo, ids: [...this.ids, ...this.changed] }
+  }
+}
+
+/** The stored grams of messages in (from, to], per message. */
+function storedGrams(db: Database.Database, from: number, to: number): Map<number, Set<string>> {
+  const out = new Map<number, Set<string>>()
+  const rows = stmt<[string, number]>(
+    db,
+    `SELECT gram, message_id FROM main.${T} INDEXED BY ${T}_message WHERE message_id > ? AND message_id <= ?`
+  )
+    .raw()
+    .all(from, to)
+  for (const [g, id] of rows) {
+    const s = out.get(id)
+    if (s) s.add(g)
+    else out.set(id, new Set([g]))
+  }
+  return out
+}
+
+const sameGrams = (a: Set<string> | undefined, b: Set<string>) =>
+  (a?.size ?? 0) === b.size && [...b].every((g) => a!.has(g))
+
+/**
+ * One recheck slice, read-only (no write lock): compares rows named in `r.ids`, then rows above `r.checkedTo`, with
+ * their stored grams, for up to `budgetMs`; a row that differs goes to `r.changed` for the store's next write. Rows
+ * above `indexed_to` are the ordinary catch-up's. Returns whether work is left.
+ */
+export function recheckSlice(db: Database.Database, shape: HomeShape, r: Rechecks, budgetMs: number): boolean {
+  const state = shortIndexState(db, shape)
+  if (state === null) {
+    // no index (or one read from another text, which the catch-up reads again whole): nothing to recheck
+    r.ids.clear()
+    r.checkedTo = Number.POSITIVE_INFINITY
+    return false
+  }
+  const top = state.indexedTo
+  const t0 = performance.now()
+  const text = stmt<[(typeof messages.$inferSelect)['id'], string]>(
+    db,
+    `SELECT id, ${substringText(shape)} FROM main.messages WHERE id IN (SELECT value FROM json_each(?))`
+  ).raw()
+  const named = [...r.ids].filter((id) => id <= top).slice(0, RECHECK_IDS)
+  for (const id of r.ids) if (id > top) r.ids.delete(id)
+  if (named.length) {
+    const now = new Map(text.all(JSON.stringify(named)).map(([id, t]) => [Number(id), t]))
+    for (const id of named) {
+      const grams = stmt<string>(db, `SELECT gram FROM main.${T} WHERE message_id = ?`).pluck().all(id)
+      const t = now.get(id)
+      if (!sameGrams(new Set(grams), t === undefined ? new Set() : gramsOf(t))) r.changed.add(id)
+      r.ids.delete(id)
+    }
+  }
+  const window = stmt<[(typeof messages.$inferSelect)['id'], string]>(
+    db,
+    `SELECT id, ${substringText(shape)} FROM main.messages WHERE id > ? AND id <= ? ORDER BY id LIMIT ${CHUNK * 8}`
+  ).raw()
+  while (r.checkedTo < top && performance.now() - t0 <= budgetMs) {
+    const from = r.checkedTo
+    const rows = window.all(from, top)
+    const to = rows.length ? Number(rows[rows.length - 1]![0]) : top
+    const stored = storedGrams(db, from, to)
+    for (const [id, t] of rows) {
+      if (!sameGrams(stored.get(Number(id)), RUN.test(t) ? gramsOf(t) : new Set())) r.changed.add(Number(id))
+    }
+    // grams of rows gone are the purge's; nothing to re-read for them
+    r.checkedTo = rows.length < CHUNK * 8 ? top : to
+  }
+  if (r.checkedTo >= top) r.checkedTo = Number.POSITIVE_INFINITY
+  return r.pending
+}
+
+/** Inside a Caduceus write transaction: the grams of `ids` read again from their current text (a row gone: none). */
+export function regram(db: Database.Database, shape: HomeShape, ids: readonly number[]): void {
+  if (!ids.length || !hasTable(db, T)) return
+  const list = JSON.stringify(ids)
+  stmt(db, `DELETE FROM main.${T} WHERE message_id IN (SELECT value FROM json_each(?))`).run(list)
+  const put = stmt(db, `INSERT OR IGNORE INTO main.${T} (gram, message_id) VALUES (?, ?)`)
+  const rows = stmt<[(typeof messages.$inferSelect)['id'], string]>(
+    db,
+    `SELECT id, ${substringText(shape)} FROM main.messages WHERE id IN (SELECT value FROM json_each(?))`
+  )
+    .raw()
+    .all(list)
+  for (const [id, t] of rows) if (RUN.test(t)) for (const g of gramsOf(t)) put.run(g, id)
+}

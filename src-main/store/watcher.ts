@@ -490,6 +490,8 @@ export class SessionWatcher {
       // The snapshot is fixed by the read above: the frames committed by now include every one it sees.
       const rows = this.wal && this.inWal() ? rowidsWritten(this.walFiles!, this.wal) : null
       if (rows) this.stats.rowDiffs++
+      // rows rewritten in place are re-read by the short-text index (short-index.ts Rechecks); null: it cannot tell
+      this.store.noteRowsWritten(rows)
       for (const id of this.prints!.diff(rows ?? undefined)) ids.add(id)
       if (this.onDelegations) this.diffDelegations()
     })()

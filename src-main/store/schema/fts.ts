@@ -9,12 +9,12 @@ export const FTS_STORAGE_VERSION = '3'
 const projected = (row: 'new' | 'old') =>
   `CASE WHEN ${row}.role = 'tool' THEN substr(${row}.content, 1, ${FTS_TOOL_CONTENT_PREFIX_CHARS}) ELSE ${row}.content END`
 
-// Deferred-rebuild gate: a row is indexed iff id > high_water or id <= progress; both absent ⇒ always.
-const gate = (row: 'new' | 'old') => `(
-    NOT EXISTS (SELECT 1 FROM state_meta WHERE key = 'fts_rebuild_high_water')
-    OR ${row}.id > CAST((SELECT value FROM state_meta WHERE key = 'fts_rebuild_high_water') AS INTEGER)
-    OR ${row}.id <= COALESCE(CAST((SELECT value FROM state_meta WHERE key = 'fts_rebuild_progress') AS INTEGER), -1)
-  )`
+// Deferred-rebuild gate (hermes-spec §1.3): a row is indexed iff id > high_water or id <= progress, a marker absent
+// or without a value read as -1 (so neither set ⇒ always), each value read as an integer — as upstream's own triggers
+// read them, so either program's writes leave the index as the other's rebuild expects.
+const marker = (key: string) => `COALESCE((SELECT CAST(value AS INTEGER) FROM state_meta WHERE key = '${key}'), -1)`
+const gate = (row: 'new' | 'old') =>
+  `(${row}.id > ${marker('fts_rebuild_high_water')} OR ${row}.id <= ${marker('fts_rebuild_progress')})`
 
 export const FTS_VIEW_SQL = `CREATE VIEW IF NOT EXISTS messages_fts_src AS
   SELECT id, CASE WHEN role = 'tool' THEN substr(content, 1, ${FTS_TOOL_CONTENT_PREFIX_CHARS}) ELSE content END AS content,
