@@ -131,6 +131,10 @@ describe('short-text index', () => {
       // Caduceus's first write builds it
       await reg.get('default').createSession('mine', 'cli')
       expect(cadTables(path)).toEqual(['cad_short_grams', 'cad_short_grams_message', 'cad_short_grams_state'])
+      // the write indexes what its time budget allows and timer slices the rest: on a loaded machine the rows may
+      // still be catching up right after it (the scan answers meanwhile), so wait for the index to be current
+      for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((ok) => setTimeout(ok, 20)))
+        if (sessionsOf(reg, '東京').fallback.includes('short-text index')) break
       r = sessionsOf(reg, '東京')
       expect(r.ids).toEqual(['tokyo'])
       expect(r.fallback).toContain('short-text index')
