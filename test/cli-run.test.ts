@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type ScriptedProvider } from '../src-main/agent/scripted'
 import { chunk, sse, startRouteServer } from '../src-main/agent/providers/test-fixtures/route-server'
 import { cliInProcess } from './helpers/cli-in-process'
+import { entryGolden, sharedColumns } from './helpers/entry-rows'
 
 const exec = promisify(execFile)
 const repo = resolve(import.meta.dirname, '..')
@@ -107,6 +108,9 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
     expect(out.reply).toContain('json please')
     expect(out.usage.output_tokens).toBeGreaterThan(0)
     expect(source(dir, out.session_id)).toBe('cli')
+    // the row holds what upstream's `hermes -z` row holds (scripts/golden/entry_rows.py): its agent's settings as
+    // model_config, no routing key, left open, 0.0 beside 'unknown' for a call without a price
+    expect(sharedColumns(join(dir, 'state.db'), out.session_id)).toEqual(entryGolden('oneshot'))
   })
 
   it("-m is --model, as upstream's hermes -z takes it: the session runs and is stored on that model", async () => {

@@ -15,6 +15,7 @@ import { createLogger } from '../src-main/host/log/log'
 import { SessionStore } from '../src-main/store/session-store'
 import { nextTitleInLineage } from '../src-main/store/titles'
 import { rawDb } from '../src-main/store/test-fixtures/raw-db'
+import { ENTRY_ROWS, entryGolden, sharedColumns } from './helpers/entry-rows'
 
 const FIX = join(import.meta.dirname, 'fixtures/upstream/turn-rows')
 const CASE = JSON.parse(readFileSync(join(FIX, 'case.json'), 'utf8'))
@@ -27,6 +28,7 @@ const KEY = 'hk_turn_rows_golden_key_0123456789'
 let root: string
 let host: Host
 let provider: ScriptedProvider
+let apiSession = ''
 
 beforeAll(async () => {
   let calls = 0
@@ -68,6 +70,7 @@ describe("a turn's rows match upstream's agent flush", { timeout: 30_000 }, () =
     expect(first.at(-1)!.content.map((p) => p.type)).toEqual(['text', 'image', 'text'])
 
     const sid = res.response.headers.get('x-hermes-session-id')!
+    apiSession = sid
     const db = new Database(join(root, 'state.db'), { readonly: true })
     try {
       const cols = Object.keys(GOLDEN.flush[0]!)
@@ -84,6 +87,30 @@ describe("a turn's rows match upstream's agent flush", { timeout: 30_000 }, () =
       })
       const counts = db.prepare('SELECT message_count, tool_call_count FROM sessions WHERE id = ?').get(sid)
       expect(counts).toEqual(GOLDEN.counts)
+    } finally {
+      db.close()
+    }
+  })
+
+  it("the rows an API chat and a desk chat start hold what upstream's own rows hold", async () => {
+    // upstream's api_server row: its agent's settings as model_config, no routing key, 0.0 beside 'unknown' (no price)
+    expect(sharedColumns(join(root, 'state.db'), apiSession)).toEqual(entryGolden('chat'))
+    const done = new Promise<void>((resolve) => {
+      const off = host.bus.subscribe((e) => {
+        if (e.event === 'turn.finished') (off(), resolve())
+      })
+    })
+    const r = await host.dispatcher.invoke('sessions.start', { profile: 'default', text: 'hello' })
+    if (!r.ok) throw new Error(r.error.message)
+    await done
+    // A desk chat is upstream's desktop row: the same columns, source 'desktop', and no routing key either.
+    const desk = sharedColumns(join(root, 'state.db'), (r.output as { sessionId: string }).sessionId)
+    expect(desk).toEqual({ ...entryGolden('chat'), source: 'desktop' })
+    // so upstream's `hermes status` counts no live gateway session (list_gateway_sessions(active_only=True))
+    const db = new Database(join(root, 'state.db'), { readonly: true })
+    try {
+      const live = db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE session_key IS NOT NULL AND ended_at IS NULL')
+      expect((live.get() as { n: number }).n).toBe(ENTRY_ROWS.gatewayActive)
     } finally {
       db.close()
     }

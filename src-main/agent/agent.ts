@@ -189,6 +189,19 @@ export class Agent implements LoopHost {
     return this.client
   }
 
+  /**
+   * What a session row this agent starts records as its `model_config`: upstream's keys in its order (max_iterations,
+   * reasoning_config as upstream parses an effort, max_tokens), the settings the conversation began with.
+   */
+  sessionModelConfig(): Record<string, unknown> {
+    const r = this.reasoningConfig
+    return {
+      max_iterations: this.maxIterations,
+      reasoning_config: !r ? null : r.enabled === false ? { enabled: false } : { enabled: true, effort: r.effort },
+      max_tokens: this.runtime.maxTokens ?? null
+    }
+  }
+
   systemPromptText(): string {
     // The caller's own instructions go last, after persona and memory (upstream's ephemeral prompt slot).
     return [this.baseSystemPrompt, this.memoryPromptBlock ?? '', this.ephemeralSystemPrompt]
@@ -226,6 +239,7 @@ export class Agent implements LoopHost {
       if (!row) {
         await this.store.createSession(this.sessionId, this.defaultSource, {
           model: this.runtime.model,
+          modelConfig: this.sessionModelConfig(),
           profileName: this.profile,
           sessionKey: this.rowSessionKey,
           systemPrompt: this.baseSystemPrompt || null

@@ -35,6 +35,8 @@ export interface CompressionHost {
   getClient(): ProviderClient
   /** The system prompt the agent sends (stored on the continuation as upstream stores its rebuilt prompt). */
   systemPromptText(): string
+  /** The continuation's `model_config`: the agent's settings, as upstream gives its continuation its own. */
+  sessionModelConfig(): Record<string, unknown>
   touch: Touch
 }
 
@@ -217,6 +219,7 @@ async function rotate(
     source: host.defaultSource,
     session: {
       model: host.runtime.model,
+      modelConfig: host.sessionModelConfig(),
       sessionKey: parent?.sessionKey ?? host.rowSessionKey,
       userId: parent?.userId ?? null,
       chatId: parent?.chatId ?? null,

@@ -110,10 +110,10 @@ export interface AgentOptions {
   history?: ConversationMessage[]
   gatewaySessionKey: string
   /**
-   * Whether the session rows this agent creates record `gatewaySessionKey` as their `session_key` (default yes). A
-   * stateless channel (API server, one-shot, cron) has no route back to its caller, so its rows carry none, as
-   * upstream's cli, api_server and cron rows carry none: upstream counts every live row with a key as a gateway
-   * conversation (`hermes status`, its MCP server's conversation list).
+   * Whether the session rows this agent creates record `gatewaySessionKey` as their `session_key` (default yes). The
+   * host's agents record none (desk chat included), as upstream's own desktop, cli, api_server and cron rows carry
+   * none: upstream counts every live row with a key as a messaging-gateway conversation (`hermes status`, its MCP
+   * server's conversation list), and a desk chat's row never ends.
    */
   storeSessionKey?: boolean
   compression?: CompressionConfig | null

@@ -19,7 +19,12 @@ export interface GatewayStore {
   createSession?(
     id: string,
     source: string,
-    opts?: { model?: string | null; profileName?: string | null; sessionKey?: string | null }
+    opts?: {
+      model?: string | null
+      modelConfig?: Record<string, unknown> | null
+      profileName?: string | null
+      sessionKey?: string | null
+    }
   ): unknown
   /**
    * Saves the user's message before `sessions.resume` / `sessions.start` answer (durable first; the store

@@ -777,10 +777,12 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         if (isNew)
           await store.createSession?.(sid, channel.source, {
             model: own.model,
+            modelConfig: agent.sessionModelConfig?.() ?? null,
             profileName: profile,
-            // A stateless channel has no route back to its caller: no routing key on its row, as upstream's api_server,
-            // cli and cron rows have none
-            sessionKey: channel.capability.supportsAsyncDelivery ? key : null,
+            // No routing key on the row, as upstream's own desktop, api_server, cli and cron rows have none: upstream
+            // reads a keyed row that has not ended as a live messaging-gateway conversation (`hermes status`' count,
+            // list_gateway_sessions), and a desk chat never ends. The key lives in the cache and the session context.
+            sessionKey: null,
             // the folder the turn works in (a one-shot's, as upstream's `-z` records it; a cron job's workdir)
             ...(opts.cwd ? { cwd: opts.cwd } : {})
           })

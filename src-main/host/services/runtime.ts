@@ -159,8 +159,8 @@ export async function wireRuntime(
       home: input.home,
       sessionId: input.sessionId,
       sessionKey: input.sessionKey,
-      // A channel with no route back to its caller records no routing key (agent types.ts storeSessionKey).
-      storeSessionKey: input.channel?.capability.supportsAsyncDelivery ?? true,
+      // No channel records a routing key on its rows (agent types.ts storeSessionKey; turn-runner's createSession).
+      storeSessionKey: false,
       store: input.store,
       config: input.config,
       runtime: input.runtime,
