@@ -336,6 +336,14 @@ describe('caduceus cron', { timeout: 180_000 }, () => {
     expect(r.code).toBe(0)
     const out = JSON.parse(r.stdout)
     expect(source(dir, out.session_id)).toBe('cron')
+    // Closed as upstream's run_job closes its session: titled from the job and the minute, ended 'cron_complete'.
+    const row = sharedColumns(join(dir, 'state.db'), out.session_id)
+    expect(row.title).toMatch(/^daily · [A-Z][a-z]{2} \d\d \d\d:\d\d$/)
+    const cron = entryGolden('cron')
+    expect({ ...row, title: String(row.title).replace(/[A-Z][a-z]{2} \d\d \d\d:\d\d$/, '<Mon DD HH:MM>') }).toEqual({
+      ...cron,
+      title: String(cron.title).replace('Nightly check', 'daily')
+    })
     expect(out.output_path).toMatch(new RegExp(`cron/output/${job.id}/\\d{4}-\\d\\d-\\d\\d_\\d\\d-\\d\\d-\\d\\d\\.md$`))
     const doc = readFileSync(out.output_path, 'utf8')
     expect(doc).toContain('You said: "summarise my day"')

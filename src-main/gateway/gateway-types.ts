@@ -34,6 +34,10 @@ export interface GatewayStore {
     sessionId: string,
     msg: { role: 'user' | 'assistant'; content: string | Array<Record<string, unknown>> }
   ): unknown
+  /** An automatic title ('derived': it lands only on an untitled session); throws when another session holds it. */
+  setTitle?(id: string, title: string, source: 'derived'): unknown
+  /** Ends the session with `reason` (a session already ended keeps its first reason). */
+  endSession?(id: string, reason: string): unknown
   /** Tip of a compression chain, so resuming the root continues where the conversation is now. */
   resolveResumeSessionId?(id: string): string
 }
