@@ -32,11 +32,13 @@ let apiSession = ''
 
 beforeAll(async () => {
   let calls = 0
+  // each call's usage as entry_rows.py's provider reports it: 1200 prompt tokens, 200 of them cached, 40 out
+  const usage = { promptTokens: 1200, cachedTokens: 200, completionTokens: 40 }
   provider = await startScriptedProvider({
     handler: () =>
       calls++ === 0
-        ? { reasoning: CASE.call_reasoning, toolCalls: [{ ...CASE.tool_call }] }
-        : { reasoning: CASE.reply_reasoning, text: CASE.reply }
+        ? { reasoning: CASE.call_reasoning, toolCalls: [{ ...CASE.tool_call }], usage }
+        : { reasoning: CASE.reply_reasoning, text: CASE.reply, usage }
   })
   root = mkdtempSync(join(tmpdir(), 'cad-turn-rows-'))
   writeFileSync(
@@ -65,6 +67,8 @@ describe("a turn's rows match upstream's agent flush", { timeout: 30_000 }, () =
       .create({ model: 'hermes-agent', messages: [{ role: 'user', content: CASE.user_parts }] })
       .withResponse()
     expect(res.data.choices[0]!.message.content).toBe(CASE.reply)
+    // the prompt whole (cached part included) over the turn's two calls, as upstream's API server counts it
+    expect(res.data.usage).toEqual(ENTRY_ROWS.usage.chat)
     // The image itself went to the provider with the turn.
     const first = provider.requests[0]!.body.messages as Array<{ role: string; content: Array<{ type: string }> }>
     expect(first.at(-1)!.content.map((p) => p.type)).toEqual(['text', 'image', 'text'])

@@ -11,6 +11,7 @@ an unknown model, so unpriced):
 A delegated child's row is in test/fixtures/upstream/agent-loop/state.db (agent_loop.py).
 Recorded per entry: the session row's columns (times as "set"/null, the endpoint's port as <provider>, a cron title's
 clock as <Mon DD HH:MM>, the prompt as its presence) and its messages' columns (ids, times and tool output left out);
+`usage`: the usage the chat completion and the first response answered with (one turn, two provider calls);
 `gatewayActive`: how many rows upstream's `hermes status` counts as live gateway sessions
 (SessionDB.list_gateway_sessions(active_only=True)) once all have run.
 
@@ -101,7 +102,7 @@ class Provider(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-async def api_server(ids):
+async def api_server(ids, usage):
     import aiohttp
     from aiohttp import web
     from gateway.config import PlatformConfig
@@ -125,14 +126,16 @@ async def api_server(ids):
                     ids[name] = resp.headers.get("X-Hermes-Session-Id")
                     return await resp.text()
 
-            await post("chat", "/chat/completions", {"model": "hermes-agent", "messages": [
-                {"role": "system", "content": "You are terse."}, {"role": "user", "content": "hi"}]})
+            chat = json.loads(await post("chat", "/chat/completions", {"model": "hermes-agent", "messages": [
+                {"role": "system", "content": "You are terse."}, {"role": "user", "content": "hi"}]}))
+            usage["chat"] = chat["usage"]
             await post("chat_header", "/chat/completions", {"model": "hermes-agent", "messages": [
                 {"role": "user", "content": "hi"}]}, {"X-Hermes-Session-Id": "my-session-1"})
             await post("chat_stream", "/chat/completions", {"model": "hermes-agent", "stream": True, "messages": [
                 {"role": "user", "content": "hi there"}]})
             first = json.loads(await post("responses", "/responses", {"model": "hermes-agent", "input": "hi",
                                                                       "instructions": "Be brief."}))
+            usage["responses"] = first["usage"]
             await post("responses_chained", "/responses", {"model": "hermes-agent", "input": "again",
                                                            "previous_response_id": first["id"]})
     finally:
@@ -167,7 +170,8 @@ def main() -> None:
         with sqlite3.connect(home / "state.db") as con:
             ids["oneshot"] = con.execute(newest).fetchone()[0]
         sys.path.insert(0, UPSTREAM)
-        asyncio.run(api_server(ids))
+        usage = {}
+        asyncio.run(api_server(ids, usage))
         from cron.jobs import create_job
         from cron.scheduler import run_job
 
@@ -208,6 +212,7 @@ def main() -> None:
         "script": "scripts/golden/entry_rows.py",
         "sameSession": {"responses_chained": ids["responses_chained"] == ids["responses"]},
         "gatewayActive": gateway_active,
+        "usage": usage,
         "entries": entries,
     }, indent=1, ensure_ascii=False) + "\n")
     print(f"{len(entries)} entries → {OUT / 'golden.json'}")

@@ -7,7 +7,11 @@ import Database from 'better-sqlite3'
 
 export const ENTRY_ROWS = JSON.parse(
   readFileSync(join(import.meta.dirname, '../fixtures/upstream/entry-rows/golden.json'), 'utf8')
-) as { gatewayActive: number; entries: Record<string, { session: Record<string, unknown> }> }
+) as {
+  gatewayActive: number
+  usage: Record<'chat' | 'responses', Record<string, number>>
+  entries: Record<string, { session: Record<string, unknown> }>
+}
 
 const SHARED = [
   'source',
