@@ -122,6 +122,11 @@ describe('delegation through the host', () => {
       const own = mine.prepare('SELECT model_config FROM sessions WHERE id = ?').pluck().get(child.childSessionId)
       const want = { ...JSON.parse(theirs as string), max_iterations: 50, _delegate_from: PARENT }
       expect(own).toBe(pyJson(want)) // json.dumps' bytes
+      // and it ended with its run, as upstream's child.close() ends it
+      const ends = 'SELECT ended_at IS NOT NULL AS ended, end_reason FROM sessions WHERE '
+      const upEnd = up.prepare(`${ends} parent_session_id IS NOT NULL`).get()
+      expect(upEnd).toEqual({ ended: 1, end_reason: 'agent_close' })
+      expect(mine.prepare(`${ends} id = ?`).get(child.childSessionId)).toEqual(upEnd)
     } finally {
       up.close()
       mine.close()
