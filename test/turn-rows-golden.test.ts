@@ -29,6 +29,7 @@ let root: string
 let host: Host
 let provider: ScriptedProvider
 let apiSession = ''
+let apiUrl = ''
 
 beforeAll(async () => {
   let calls = 0
@@ -62,7 +63,8 @@ describe("a turn's rows match upstream's agent flush", { timeout: 30_000 }, () =
   it('an API chat with an image, a tool call and reasoning with thinking blocks', async () => {
     const r = await host.dispatcher.invoke('channels.apiServer', { enabled: true, profile: 'default' })
     if (!r.ok) throw new Error(r.error.message)
-    const client = new OpenAI({ baseURL: (r.output as ChannelsStatus).apiServer.url!, apiKey: KEY, maxRetries: 0 })
+    apiUrl = (r.output as ChannelsStatus).apiServer.url!
+    const client = new OpenAI({ baseURL: apiUrl, apiKey: KEY, maxRetries: 0 })
     const res = await client.chat.completions
       .create({ model: 'hermes-agent', messages: [{ role: 'user', content: CASE.user_parts }] })
       .withResponse()
@@ -110,6 +112,19 @@ describe("a turn's rows match upstream's agent flush", { timeout: 30_000 }, () =
     // A desk chat is upstream's desktop row: the same columns, source 'desktop', and no routing key either.
     const desk = sharedColumns(join(root, 'state.db'), (r.output as { sessionId: string }).sessionId)
     expect(desk).toEqual({ ...entryGolden('chat'), source: 'desktop' })
+    // A conversation a chat UI sends with its earlier turns is stored from them first; its row gets the settings too.
+    const seeded = await new OpenAI({ baseURL: apiUrl, apiKey: KEY, maxRetries: 0 }).chat.completions
+      .create({
+        model: 'hermes-agent',
+        messages: [
+          { role: 'user', content: 'earlier question' },
+          { role: 'assistant', content: 'earlier answer' },
+          { role: 'user', content: 'and now?' }
+        ]
+      })
+      .withResponse()
+    const seededId = seeded.response.headers.get('x-hermes-session-id')!
+    expect(sharedColumns(join(root, 'state.db'), seededId)).toEqual(entryGolden('chat'))
     // so upstream's `hermes status` counts no live gateway session (list_gateway_sessions(active_only=True))
     const db = new Database(join(root, 'state.db'), { readonly: true })
     try {

@@ -236,7 +236,9 @@ export class Agent implements LoopHost {
   async ensureReady(history?: Array<{ role: string; content: unknown }>): Promise<void> {
     if (!this.sessionEnsured) {
       const row = await readRetrying(() => this.store.getSession(this.sessionId))
-      if (!row) {
+      // Upstream's first turn upserts its row whether or not one exists, so a row without a model_config (an API
+      // conversation seeded from the client's history, an older row) gets this agent's settings; the rest is kept.
+      if (!row || row.modelConfig == null) {
         await this.store.createSession(this.sessionId, this.defaultSource, {
           model: this.runtime.model,
           modelConfig: this.sessionModelConfig(),
