@@ -32,8 +32,6 @@ export class Agent implements LoopHost {
   readonly memory: AgentMemory | null
   readonly log: Logger | null
   readonly gatewaySessionKey: string
-  /** The `session_key` its session rows record (types.ts storeSessionKey): the key, or null. */
-  readonly rowSessionKey: string | null
   readonly defaultSource: string
   readonly platform: string
   readonly compressionConfig: ReturnType<typeof resolveCompression>
@@ -86,7 +84,6 @@ export class Agent implements LoopHost {
     this.memory = opts.memory ?? null
     this.log = opts.log ?? null
     this.gatewaySessionKey = opts.gatewaySessionKey ?? ''
-    this.rowSessionKey = opts.storeSessionKey === false ? null : this.gatewaySessionKey || null
     this.defaultSource = opts.source ?? 'desktop'
     this.platform = opts.platform ?? 'desktop'
     this.maxIterations =
@@ -243,7 +240,6 @@ export class Agent implements LoopHost {
           model: this.runtime.model,
           modelConfig: this.sessionModelConfig(),
           profileName: this.profile,
-          sessionKey: this.rowSessionKey,
           systemPrompt: this.baseSystemPrompt || null
         })
       }

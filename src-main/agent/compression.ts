@@ -30,7 +30,6 @@ export interface CompressionHost {
   readonly runtime: RuntimeConfig
   readonly log: Logger | null
   readonly profile: string
-  readonly rowSessionKey: string | null
   readonly defaultSource: string
   getClient(): ProviderClient
   /** The system prompt the agent sends (stored on the continuation as upstream stores its rebuilt prompt). */
@@ -220,7 +219,8 @@ async function rotate(
     session: {
       model: host.runtime.model,
       modelConfig: host.sessionModelConfig(),
-      sessionKey: parent?.sessionKey ?? host.rowSessionKey,
+      // a continuation carries its parent's routing, as upstream's does; the agent's own rows carry none
+      sessionKey: parent?.sessionKey ?? null,
       userId: parent?.userId ?? null,
       chatId: parent?.chatId ?? null,
       chatType: parent?.chatType ?? null,

@@ -163,8 +163,6 @@ export async function wireRuntime(
       home: input.home,
       sessionId: input.sessionId,
       sessionKey: input.sessionKey,
-      // No channel records a routing key on its rows (agent types.ts storeSessionKey; turn-runner's createSession).
-      storeSessionKey: false,
       store: input.store,
       config: input.config,
       runtime: input.runtime,
