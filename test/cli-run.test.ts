@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type ScriptedProvider } from '../src-main/agent/scripted'
 import { chunk, sse, startRouteServer } from '../src-main/agent/providers/test-fixtures/route-server'
 import { cliInProcess } from './helpers/cli-in-process'
+import { entryGolden, sharedColumns } from './helpers/entry-rows'
 
 const exec = promisify(execFile)
 const repo = resolve(import.meta.dirname, '..')
@@ -107,6 +108,9 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
     expect(out.reply).toContain('json please')
     expect(out.usage.output_tokens).toBeGreaterThan(0)
     expect(source(dir, out.session_id)).toBe('cli')
+    // the row holds what upstream's `hermes -z` row holds (scripts/golden/entry_rows.py): its agent's settings as
+    // model_config, no routing key, left open, 0.0 beside 'unknown' for a call without a price
+    expect(sharedColumns(join(dir, 'state.db'), out.session_id)).toEqual(entryGolden('oneshot'))
   })
 
   it("-m is --model, as upstream's hermes -z takes it: the session runs and is stored on that model", async () => {
@@ -332,6 +336,14 @@ describe('caduceus cron', { timeout: 180_000 }, () => {
     expect(r.code).toBe(0)
     const out = JSON.parse(r.stdout)
     expect(source(dir, out.session_id)).toBe('cron')
+    // Closed as upstream's run_job closes its session: titled from the job and the minute, ended 'cron_complete'.
+    const row = sharedColumns(join(dir, 'state.db'), out.session_id)
+    expect(row.title).toMatch(/^daily · [A-Z][a-z]{2} \d\d \d\d:\d\d$/)
+    const cron = entryGolden('cron')
+    expect({ ...row, title: String(row.title).replace(/[A-Z][a-z]{2} \d\d \d\d:\d\d$/, '<Mon DD HH:MM>') }).toEqual({
+      ...cron,
+      title: String(cron.title).replace('Nightly check', 'daily')
+    })
     expect(out.output_path).toMatch(new RegExp(`cron/output/${job.id}/\\d{4}-\\d\\d-\\d\\d_\\d\\d-\\d\\d-\\d\\d\\.md$`))
     const doc = readFileSync(out.output_path, 'utf8')
     expect(doc).toContain('You said: "summarise my day"')

@@ -4,6 +4,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SessionCost, Subagent, SubagentList, TurnFinished } from '@shared/contract'
 import {
@@ -15,6 +16,7 @@ import {
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
 import { SessionStore } from '../src-main/store'
+import { pyJson } from '@shared/contract/py-text'
 
 let root: string
 let provider: ScriptedProvider
@@ -111,6 +113,24 @@ describe('delegation through the host', () => {
     const list = await call<SubagentList>('subagents.list', { profile: 'default' })
     child = list.items.find((i) => i.parentSessionId === PARENT)!
     expect(child).toMatchObject({ state: 'retained', goal: 'count the files' })
+    // The child's row records its own settings before the marker, as upstream's subagent row does (agent-loop golden:
+    // max_iterations from delegation.max_iterations, 3 there, the default 50 here).
+    const up = new Database(join(import.meta.dirname, 'fixtures/upstream/agent-loop/state.db'), { readonly: true })
+    const mine = new Database(join(root, 'state.db'), { readonly: true })
+    try {
+      const theirs = up.prepare('SELECT model_config FROM sessions WHERE parent_session_id IS NOT NULL').pluck().get()
+      const own = mine.prepare('SELECT model_config FROM sessions WHERE id = ?').pluck().get(child.childSessionId)
+      const want = { ...JSON.parse(theirs as string), max_iterations: 50, _delegate_from: PARENT }
+      expect(own).toBe(pyJson(want)) // json.dumps' bytes
+      // and it ended with its run, as upstream's child.close() ends it
+      const ends = 'SELECT ended_at IS NOT NULL AS ended, end_reason FROM sessions WHERE '
+      const upEnd = up.prepare(`${ends} parent_session_id IS NOT NULL`).get()
+      expect(upEnd).toEqual({ ended: 1, end_reason: 'agent_close' })
+      expect(mine.prepare(`${ends} id = ?`).get(child.childSessionId)).toEqual(upEnd)
+    } finally {
+      up.close()
+      mine.close()
+    }
   })
 
   it('a UI follow-up resumes the child on its own session', async () => {

@@ -76,7 +76,7 @@ describe('Agent: persistence as produced', () => {
       apiCallCount: 1,
       costStatus: 'unknown' // upstream's word, stored
     })
-    expect(row.estimatedCostUsd).toBeNull()
+    expect(row.estimatedCostUsd).toBe(0) // upstream's 0.0 beside cost_status 'unknown': no price, not $0
     expect(row.billingProvider).toBe('mystery')
     // the transcript reads the call's usage back with the reply it produced (per-turn tokens on the session page)
     const reply = kit.store.getMessages({ sessionId: 'S1' }).items.find((m) => m.role === 'assistant')!

@@ -32,8 +32,6 @@ export class Agent implements LoopHost {
   readonly memory: AgentMemory | null
   readonly log: Logger | null
   readonly gatewaySessionKey: string
-  /** The `session_key` its session rows record (types.ts storeSessionKey): the key, or null. */
-  readonly rowSessionKey: string | null
   readonly defaultSource: string
   readonly platform: string
   readonly compressionConfig: ReturnType<typeof resolveCompression>
@@ -86,7 +84,6 @@ export class Agent implements LoopHost {
     this.memory = opts.memory ?? null
     this.log = opts.log ?? null
     this.gatewaySessionKey = opts.gatewaySessionKey ?? ''
-    this.rowSessionKey = opts.storeSessionKey === false ? null : this.gatewaySessionKey || null
     this.defaultSource = opts.source ?? 'desktop'
     this.platform = opts.platform ?? 'desktop'
     this.maxIterations =
@@ -189,6 +186,19 @@ export class Agent implements LoopHost {
     return this.client
   }
 
+  /**
+   * What a session row this agent starts records as its `model_config`: upstream's keys in its order (max_iterations,
+   * reasoning_config as upstream parses an effort, max_tokens), the settings the conversation began with.
+   */
+  sessionModelConfig(): Record<string, unknown> {
+    const r = this.reasoningConfig
+    return {
+      max_iterations: this.maxIterations,
+      reasoning_config: !r ? null : r.enabled === false ? { enabled: false } : { enabled: true, effort: r.effort },
+      max_tokens: this.runtime.maxTokens ?? null
+    }
+  }
+
   systemPromptText(): string {
     // The caller's own instructions go last, after persona and memory (upstream's ephemeral prompt slot).
     return [this.baseSystemPrompt, this.memoryPromptBlock ?? '', this.ephemeralSystemPrompt]
@@ -223,11 +233,13 @@ export class Agent implements LoopHost {
   async ensureReady(history?: Array<{ role: string; content: unknown }>): Promise<void> {
     if (!this.sessionEnsured) {
       const row = await readRetrying(() => this.store.getSession(this.sessionId))
-      if (!row) {
+      // Upstream's first turn upserts its row whether or not one exists, so a row without a model_config (an API
+      // conversation seeded from the client's history, an older row) gets this agent's settings; the rest is kept.
+      if (!row || row.modelConfig == null) {
         await this.store.createSession(this.sessionId, this.defaultSource, {
           model: this.runtime.model,
+          modelConfig: this.sessionModelConfig(),
           profileName: this.profile,
-          sessionKey: this.rowSessionKey,
           systemPrompt: this.baseSystemPrompt || null
         })
       }

@@ -30,11 +30,12 @@ export interface CompressionHost {
   readonly runtime: RuntimeConfig
   readonly log: Logger | null
   readonly profile: string
-  readonly rowSessionKey: string | null
   readonly defaultSource: string
   getClient(): ProviderClient
   /** The system prompt the agent sends (stored on the continuation as upstream stores its rebuilt prompt). */
   systemPromptText(): string
+  /** The continuation's `model_config`: the agent's settings, as upstream gives its continuation its own. */
+  sessionModelConfig(): Record<string, unknown>
   touch: Touch
 }
 
@@ -217,7 +218,9 @@ async function rotate(
     source: host.defaultSource,
     session: {
       model: host.runtime.model,
-      sessionKey: parent?.sessionKey ?? host.rowSessionKey,
+      modelConfig: host.sessionModelConfig(),
+      // a continuation carries its parent's routing, as upstream's does; the agent's own rows carry none
+      sessionKey: parent?.sessionKey ?? null,
       userId: parent?.userId ?? null,
       chatId: parent?.chatId ?? null,
       chatType: parent?.chatType ?? null,

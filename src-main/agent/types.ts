@@ -108,14 +108,12 @@ export interface AgentOptions {
   reasoningConfig?: ReasoningConfig | null
   /** Conversation to resume with; otherwise loaded from the store on the first turn. */
   history?: ConversationMessage[]
-  gatewaySessionKey: string
   /**
-   * Whether the session rows this agent creates record `gatewaySessionKey` as their `session_key` (default yes). A
-   * stateless channel (API server, one-shot, cron) has no route back to its caller, so its rows carry none, as
-   * upstream's cli, api_server and cron rows carry none: upstream counts every live row with a key as a gateway
-   * conversation (`hermes status`, its MCP server's conversation list).
+   * The conversation's routing key (the cache's, the tools' session context). Never recorded on a session row: upstream's
+   * own desktop, cli, api_server and cron rows carry none, and its `hermes status` counts every open keyed row as a live
+   * messaging-gateway conversation.
    */
-  storeSessionKey?: boolean
+  gatewaySessionKey: string
   compression?: CompressionConfig | null
   log?: Logger | null
   /** `sessions.source` when the agent has to create its session row (default `desktop`). */

@@ -183,10 +183,23 @@ export function httpErrorOf(err: unknown): HttpError {
   return new HttpError(500, (err instanceof Error && err.message) || 'internal error', 'server_error')
 }
 
+/**
+ * A turn's tokens as upstream's API server reports them (its agent's session_prompt_tokens): the prompt whole, cache
+ * reads and writes included, as the provider counted it — the session row's input_tokens keeps only the uncached part.
+ */
+function turnTokens(r: ChannelTurnResult): { prompt: number; output: number; total: number } {
+  const prompt = r.tokens.input + r.tokens.cacheRead + r.tokens.cacheWrite
+  return { prompt, output: r.tokens.output, total: prompt + r.tokens.output }
+}
+
+/** Chat Completions' usage. */
 export function usageOf(r: ChannelTurnResult) {
-  return {
-    prompt_tokens: r.tokens.input,
-    completion_tokens: r.tokens.output,
-    total_tokens: r.tokens.input + r.tokens.output
-  }
+  const t = turnTokens(r)
+  return { prompt_tokens: t.prompt, completion_tokens: t.output, total_tokens: t.total }
+}
+
+/** The Responses API's (and a run's) usage. */
+export function responseUsageOf(r: ChannelTurnResult) {
+  const t = turnTokens(r)
+  return { input_tokens: t.prompt, output_tokens: t.output, total_tokens: t.total }
 }

@@ -13,6 +13,7 @@ import {
   memoryKeyHeader,
   newId,
   requestFlag,
+  responseUsageOf,
   sessionHeader,
   type ApiContext
 } from './context'
@@ -139,9 +140,7 @@ export async function createResponse(
     instructions: callerInstructions ?? null,
     output: r ? [...tools.items(parts), message('completed', reply)] : [],
     output_text: reply,
-    usage: r
-      ? { input_tokens: r.tokens.input, output_tokens: r.tokens.output, total_tokens: r.tokens.input + r.tokens.output }
-      : null,
+    usage: r ? responseUsageOf(r) : null,
     error: null,
     incomplete_details: null,
     metadata: {},

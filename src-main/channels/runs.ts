@@ -14,6 +14,7 @@ import {
   memoryKeyEcho,
   memoryKeyHeader,
   newId,
+  responseUsageOf,
   sessionHeader,
   sessionIdOf,
   type ApiContext
@@ -210,11 +211,7 @@ async function execute(
     })
     run.sessionId = r.sessionId
     if (r.warnings.length) run.warnings = r.warnings
-    run.usage = {
-      input_tokens: r.tokens.input,
-      output_tokens: r.tokens.output,
-      total_tokens: r.tokens.input + r.tokens.output
-    }
+    run.usage = responseUsageOf(r)
     // A run asked to stop ends cancelled whatever its turn did meanwhile (upstream's order of checks).
     // A partial answer (still cut off, text kept) completes the run with that text, as upstream's runs do.
     if ((r.status === 'completed' || (r.partial && r.reply)) && !run.stopRequested) {

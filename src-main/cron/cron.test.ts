@@ -19,6 +19,7 @@ import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createJob, CronScheduler, editJob, previewRuns, readJobs, setPaused, type RawJob } from './index'
 import { parseSchedule } from './schedule'
+import { runTitle } from './output-files'
 import { liveUpstreamGateway } from '../store/gateway-heartbeats'
 
 const made: string[] = []
@@ -33,6 +34,21 @@ afterAll(() => {
 
 const NOW = Date.parse('2026-03-01T08:00:00Z')
 
+describe("a run's session title", () => {
+  it("is upstream's: the name's words, at most 60 characters, then the minute on the profile's clock", () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-cron-title-'))
+    try {
+      writeFileSync(join(home, 'config.yaml'), 'timezone: Asia/Tokyo\n')
+      const at = Date.UTC(2026, 11, 6, 22, 1, 30)
+      expect(runTitle('  Nightly\n\tcheck  ', 'abc123', at, home)).toBe('Nightly check · Dec 07 07:01')
+      // cut at 60 characters, then stripped (the cut lands after a space here)
+      expect(runTitle(`${'x'.repeat(59)} tail`, 'abc123', at, home)).toBe(`${'x'.repeat(59)} · Dec 07 07:01`)
+      expect(runTitle(' \n ', 'abc123', at, home)).toBe('cron abc123 · Dec 07 07:01')
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+})
 describe('schedule grammar', () => {
   it('parses every form to the upstream shape', () => {
     expect(parseSchedule('30m', { now: NOW })).toEqual({

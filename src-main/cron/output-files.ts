@@ -29,6 +29,19 @@ export function sessionStamp(ms: number, home: string): string {
   return `${c.y}${c.mo}${c.d}_${c.h}${c.mi}${c.s}`
 }
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+
+/**
+ * The title a run's session gets, as upstream titles it when the run ends: the job's name with its whitespace runs
+ * made single spaces, cut at 60 characters (`cron <id>` when nothing is left), then ` · Dec 06 22:01` on the profile's
+ * clock — the minute keeps it apart from the job's earlier runs.
+ */
+export function runTitle(name: string, jobId: string, ms: number, home: string): string {
+  const base = Array.from(name.split(/\s+/).filter(Boolean).join(' ')).slice(0, 60).join('').trim() || `cron ${jobId}`
+  const c = wallClock(ms, home)
+  return `${base} · ${MONTHS[Number(c.mo) - 1]} ${c.d} ${c.h}:${c.mi}`
+}
+
 function retention(home: string): number {
   const raw = readSection(loadConfig(home).raw, 'cron').output_retention
   const n = typeof raw === 'string' && raw.trim() ? Number(raw) : raw

@@ -17,7 +17,7 @@ import { runJobScript, wakesAgent, type ScriptResult } from './job-script'
 import { completedOf, timesOf } from './jobs'
 import { timeZoneOf } from './time-zone'
 import { isoWithOffset, nextRunAfter } from './schedule'
-import { outputFileName, pruneOutputs, sessionStamp } from './output-files'
+import { outputFileName, pruneOutputs, runTitle, sessionStamp } from './output-files'
 import { deliveryProblem, nothingToDeliver } from './delivery'
 import { errorMessage } from '@shared/contract/errors'
 import type { SecretVault } from '../secrets'
@@ -83,7 +83,10 @@ export async function runCronJob(
   let o: Outcome
   try {
     if (job.no_agent) o = await scriptOnly(home, job, head, opts.vault)
-    else o = await agentRun(gateway, profile, home, job, started, head, opts.vault)
+    else
+      o = await agentRun(gateway, profile, home, job, started, head, opts.vault, () =>
+        runTitle(name, job.id, now(), home)
+      )
   } catch (err) {
     const error = errorMessage(err)
     o = { ok: false, error, deliver: '', doc: `${head('agent', 'error')}\nError: ${error}\n`, sessionId: '' }
@@ -142,7 +145,8 @@ async function agentRun(
   job: RawJob,
   started: number,
   head: (m: string, s: string) => string,
-  vault: SecretVault
+  vault: SecretVault,
+  title: () => string
 ): Promise<Outcome> {
   let script: ScriptResult | null = null
   const scriptPath = field(job.script)
@@ -176,7 +180,9 @@ async function agentRun(
     provider: field(job.provider),
     baseUrl: field(job.base_url),
     ...(toolsets ? { toolsets } : {}),
-    ...(workdir ? { cwd: workdir, ephemeralPrompt: workdirContext(workdir) } : {})
+    ...(workdir ? { cwd: workdir, ephemeralPrompt: workdirContext(workdir) } : {}),
+    // Closed as upstream closes a run's session: titled from the job and the time, ended 'cron_complete'.
+    finish: { endReason: 'cron_complete', title }
   })
   let error = r.status === 'completed' ? null : r.error || `turn ${r.status}`
   if (!error && !r.reply.trim()) error = 'the agent completed but produced an empty response'

@@ -21,6 +21,7 @@ export interface TurnRunnerLike {
   }>
   steer(text: string): boolean
   interrupt(reason?: string): void
+  sessionModelConfig?(): Record<string, unknown>
 }
 
 export function childHandleFromAgent(agent: TurnRunnerLike, model: string | null = null): ChildAgentHandle {
@@ -29,6 +30,7 @@ export function childHandleFromAgent(agent: TurnRunnerLike, model: string | null
       return agent.sessionId
     },
     steer: (text) => agent.steer(text),
+    ...(agent.sessionModelConfig ? { modelConfig: () => agent.sessionModelConfig!() } : {}),
     interrupt: (reason) => agent.interrupt(reason),
     async run(goal, opts): Promise<ChildRunOutcome> {
       const onAbort = () => agent.interrupt('parent interrupted')

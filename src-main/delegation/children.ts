@@ -42,6 +42,8 @@ export interface ChildRunOutcome {
 export interface ChildAgentHandle extends SteerableAgent {
   sessionId: string
   run(goal: string, opts: { signal?: AbortSignal; onText?: (text: string) => void }): Promise<ChildRunOutcome>
+  /** The settings its session row records as `model_config` (the agent's, in upstream's keys). */
+  modelConfig?(): Record<string, unknown>
   /** Closes a child that will never run (its dispatch failed); a run closes its own child when it ends. */
   close?(): void | Promise<void>
 }
@@ -59,18 +61,21 @@ export function newChildSessionId(): string {
   return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}_${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}_${randomUUID().replace(/-/g, '').slice(0, 8)}`
 }
 
-/** Create the child's session row: `source='delegate'`, parent link and `_delegate_from` marker (§1.7). */
+/**
+ * Create the child's session row: `source='delegate'`, parent link and `model_config` as upstream's child has it — the
+ * child's own settings (`settings`) and the `_delegate_from` marker (§1.7).
+ */
 export async function createChildSession(
   store: DelegationStore,
   parent: DelegationParent,
-  model: string | null,
-  goal: string
+  id: string,
+  goal: string,
+  settings: Record<string, unknown>
 ): Promise<string> {
-  const id = newChildSessionId()
   await store.createSession(id, 'delegate', {
-    model,
+    model: null,
     parentSessionId: parent.sessionId ?? null,
-    modelConfig: parent.sessionId ? { _delegate_from: parent.sessionId } : { _delegate_from: '' },
+    modelConfig: { ...settings, _delegate_from: parent.sessionId ?? '' },
     title: null,
     displayName: goal.slice(0, 80)
   })

@@ -7,6 +7,7 @@ import {
   buildChild,
   buildFailureResult,
   createChildSession,
+  newChildSessionId,
   newSubagentId,
   runChild,
   type ChildAgentHandle,
@@ -66,13 +67,17 @@ export async function prepareChildren(
       depth: parent.depth + 1,
       parentSessionId: parent.sessionId
     }
+    spec.sessionId = newChildSessionId()
+    // Built before its row is written, so the row records the child's own settings (a failed build: the spec's).
+    const built = await buildChild(deps.buildChild, spec)
+    const settings = ('error' in built ? null : built.modelConfig?.()) ?? { max_iterations: maxIterations }
     try {
-      spec.sessionId = await createChildSession(deps.store, parent, null, task.goal)
+      await createChildSession(deps.store, parent, spec.sessionId, task.goal, settings)
     } catch (err) {
+      if (!('error' in built)) await Promise.resolve(built.close?.()).catch(() => undefined)
       out.push({ spec, child: null, error: `could not create the child session: ${errorMessage(err)}` })
       continue
     }
-    const built = await buildChild(deps.buildChild, spec)
     out.push('error' in built ? { spec, child: null, error: built.error } : { spec, child: built })
   }
   return out

@@ -13,6 +13,8 @@ export interface CacheableAgent {
   apiCallCount?: number
   sessionMessages?: unknown[] | null
   maxIterations?: number
+  /** The `model_config` a session row it starts records (the Agent's settings in upstream's keys). */
+  sessionModelConfig?(): Record<string, unknown>
   /** Soft release: close LLM clients only; terminal/browser/background state survives for a resume. */
   releaseClients?(): unknown
   /** Hard teardown: session expiry / true boundaries only. */

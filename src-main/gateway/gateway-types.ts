@@ -19,7 +19,12 @@ export interface GatewayStore {
   createSession?(
     id: string,
     source: string,
-    opts?: { model?: string | null; profileName?: string | null; sessionKey?: string | null }
+    opts?: {
+      model?: string | null
+      modelConfig?: Record<string, unknown> | null
+      profileName?: string | null
+      sessionKey?: string | null
+    }
   ): unknown
   /**
    * Saves the user's message before `sessions.resume` / `sessions.start` answer (durable first; the store
@@ -29,6 +34,10 @@ export interface GatewayStore {
     sessionId: string,
     msg: { role: 'user' | 'assistant'; content: string | Array<Record<string, unknown>> }
   ): unknown
+  /** An automatic title ('derived': it lands only on an untitled session); throws when another session holds it. */
+  setTitle?(id: string, title: string, source: 'derived'): unknown
+  /** Ends the session with `reason` (a session already ended keeps its first reason). */
+  endSession?(id: string, reason: string): unknown
   /** Tip of a compression chain, so resuming the root continues where the conversation is now. */
   resolveResumeSessionId?(id: string): string
 }

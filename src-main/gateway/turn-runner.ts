@@ -179,6 +179,12 @@ export interface ChannelTurnInput {
    * `X-Hermes-Session-Key`, upstream's `gateway_session_key`): handed to the memory providers the agent is built with.
    */
   memoryKey?: string
+  /**
+   * Once the turn is over, whatever its outcome, its session is titled (`title`, read then; skipped when the session
+   * has a title or another session holds it) and ended with `endReason`, as upstream closes a cron run's session
+   * (`cron_complete`).
+   */
+  finish?: { endReason: string; title?: () => string }
 }
 
 /** `warnings`: what the agent build told the user (desk chat shows them as notices; channels print/return them). */
@@ -544,13 +550,33 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       parts: input.parts
     })
     input.onStarted?.(live.handle, [...(live.warnings ?? [])])
-    const finished = await live.done
+    let finished: TurnFinished | undefined
+    try {
+      finished = await live.done
+    } finally {
+      if (input.finish) await this.closeSession(store, live.endSessionId ?? finished?.sessionId ?? sid, input.finish)
+    }
     // The caller continues where the conversation is now (after compression, the child session).
     return {
       ...finished,
       sessionId: live.endSessionId ?? finished.sessionId,
       reply: live.reply,
       warnings: live.warnings ?? []
+    }
+  }
+
+  /** ChannelTurnInput.finish: a title that cannot land (taken, invalid) is left out; the end is what matters. */
+  private async closeSession(store: S, id: string, finish: NonNullable<ChannelTurnInput['finish']>): Promise<void> {
+    try {
+      const title = finish.title?.()
+      if (title && store.setTitle) await store.setTitle(id, title, 'derived')
+    } catch (err) {
+      this.log.debug(LOG, `session ${id}: its title was not set: ${errorMessage(err)}`)
+    }
+    try {
+      await store.endSession?.(id, finish.endReason)
+    } catch (err) {
+      this.log.warn(LOG, `session ${id}: could not end it: ${errorMessage(err)}`)
     }
   }
 
@@ -777,10 +803,12 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         if (isNew)
           await store.createSession?.(sid, channel.source, {
             model: own.model,
+            modelConfig: agent.sessionModelConfig?.() ?? null,
             profileName: profile,
-            // A stateless channel has no route back to its caller: no routing key on its row, as upstream's api_server,
-            // cli and cron rows have none
-            sessionKey: channel.capability.supportsAsyncDelivery ? key : null,
+            // No routing key on the row, as upstream's own desktop, api_server, cli and cron rows have none: upstream
+            // reads a keyed row that has not ended as a live messaging-gateway conversation (`hermes status`' count,
+            // list_gateway_sessions), and a desk chat never ends. The key lives in the cache and the session context.
+            sessionKey: null,
             // the folder the turn works in (a one-shot's, as upstream's `-z` records it; a cron job's workdir)
             ...(opts.cwd ? { cwd: opts.cwd } : {})
           })

@@ -12,6 +12,7 @@ import { invalid } from './errors'
 import { writeTitle } from './titles'
 import { nowSeconds } from './util'
 import { parseJsonOr } from '@shared/contract/errors'
+import { pyJson } from '@shared/contract/py-text'
 
 const RESET_END_REASONS = new Set([
   'session_reset',
@@ -56,7 +57,8 @@ function optStr(v: unknown, field: string): string | null {
 function modelConfigJson(mc: CreateSessionOptions['modelConfig']): string | null {
   if (mc == null) return null
   if (typeof mc !== 'object' || Array.isArray(mc)) throw invalid('modelConfig must be an object', 'modelConfig')
-  return Object.keys(mc).length ? JSON.stringify(mc) : null
+  // json.dumps' bytes, as upstream's create_session writes the column
+  return Object.keys(mc).length ? pyJson(mc) : null
 }
 
 /** Where this home's upstream reads the prompt: `system_prompts` + hash from v25, the inline column before. */
@@ -128,7 +130,7 @@ export function upsertSession(
       existing.model_config == null
         ? incoming.model_config
         : mc && mc.length === 1 && mc[0] === '_reset_from' && incoming.model_config
-          ? JSON.stringify({
+          ? pyJson({
               ...JSON.parse(incoming.model_config as string),
               ...JSON.parse(existing.model_config as string)
             })

@@ -1,8 +1,9 @@
 /**
  * Usage and cost (hermes-spec §1.9, ARCHITECTURE invariant 5): delta-mode counters on the session row plus
- * additive per-route (`session_model_usage`) and per-day rows. Unpriced usage never becomes $0: the
- * session's cost stays NULL with upstream's cost_status for it, 'unknown' (older Caduceus wrote 'unpriced'; both
- * read the same), or turns 'partial' once priced and unpriced mix.
+ * additive per-route (`session_model_usage`) and per-day rows. Unpriced usage never reads as $0: the session's
+ * estimate stays what it was (0.0 from the first call, as upstream writes it) with upstream's cost_status for it,
+ * 'unknown' (older Caduceus wrote 'unpriced' and left the estimate NULL; all read the same), or turns 'partial' once
+ * priced and unpriced mix.
  */
 import type Database from 'better-sqlite3'
 import { eq } from 'drizzle-orm'
@@ -59,7 +60,12 @@ export function recordUsageRows(
   const priced = u.costUsd !== null && u.costStatus !== 'unpriced'
   const billed = priced && u.costStatus === 'billed'
   const hadUsage = num(s.apiCallCount) > 0 || num(s.inputTokens) > 0 || num(s.outputTokens) > 0
-  const hadPriced = numOrNull(s.estimatedCostUsd) !== null || numOrNull(s.actualCostUsd) !== null
+  // An amount beside an unpriced status is upstream's 0.0 for "no price" (or what priced calls before it cost): only
+  // more than 0 says something was priced.
+  const est0 = numOrNull(s.estimatedCostUsd)
+  const act0 = numOrNull(s.actualCostUsd)
+  const hadPriced =
+    (est0 !== null || act0 !== null) && (!isUnpricedStatus(s.costStatus) || (est0 ?? 0) + (act0 ?? 0) > 0)
   const hadUnpriced = isUnpricedStatus(s.costStatus) || s.costStatus === 'partial' || (hadUsage && !hadPriced)
   const status = priced ? (hadUnpriced ? 'partial' : u.costStatus) : hadPriced ? 'partial' : 'unknown'
   const costSource = billed ? 'provider' : priced ? 'pricing' : 'none'
@@ -84,7 +90,9 @@ export function recordUsageRows(
     cw: u.cacheWriteTokens,
     rt: u.reasoningTokens,
     calls: u.apiCalls,
-    est: priced && !billed ? u.costUsd : null,
+    // Unpriced usage adds 0.0, as upstream's update_token_counts does (COALESCE(?, 0)): the column reads 0.0 beside
+    // cost_status 'unknown', which every reader (upstream's, Caduceus's moneyFromColumns) takes as "no price"
+    est: priced && !billed ? u.costUsd : billed ? null : 0,
     act: billed ? u.costUsd : null,
     status,
     source: costSource,

@@ -37,8 +37,6 @@ export interface AssemblyInput {
   home: string
   sessionId: string
   sessionKey: string
-  /** Whether the session rows record `sessionKey` (agent types.ts storeSessionKey); default yes. */
-  storeSessionKey?: boolean
   store: SessionStore
   config: RawConfig
   runtime: ResolvedRuntime
@@ -160,7 +158,6 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     systemPrompt: input.systemPrompt || null,
     ephemeralSystemPrompt: input.ephemeralSystemPrompt || null,
     gatewaySessionKey: input.sessionKey,
-    ...(input.storeSessionKey === false ? { storeSessionKey: false } : {}),
     source: input.source,
     platform,
     // Only what the profile states: compression stays off unless config.yaml turns it on.

@@ -131,7 +131,11 @@ export async function wireRuntime(
           ...(runtime.provider === 'demo' && demoUrl ? { baseUrlOverride: demoUrl } : {})
         })
         markSubagent(child, spec.depth, spec.subagentId)
-        return closeAfterRun(childHandleFromAgent(child, spec.model || runtime.model), child)
+        // Its row ends with the run, as upstream's child.close() ends it ('agent_close'; a row already ended keeps its
+        // reason): left open, upstream's readers and the Subagents page's session fallback took it as still running.
+        return closeAfterRun(childHandleFromAgent(child, spec.model || runtime.model), child, () =>
+          store.endSession(child.sessionId, 'agent_close')
+        )
       }
     })
     deps.set(profile, d)
@@ -159,8 +163,6 @@ export async function wireRuntime(
       home: input.home,
       sessionId: input.sessionId,
       sessionKey: input.sessionKey,
-      // A channel with no route back to its caller records no routing key (agent types.ts storeSessionKey).
-      storeSessionKey: input.channel?.capability.supportsAsyncDelivery ?? true,
       store: input.store,
       config: input.config,
       runtime: input.runtime,
@@ -225,7 +227,8 @@ export async function wireRuntime(
 /** A child agent is used for one run: close it after (its memory providers and tool state with it), or unrun. */
 function closeAfterRun<H extends { run(goal: string, o: { signal?: AbortSignal }): Promise<unknown> }>(
   handle: H,
-  agent: Agent
+  agent: Agent,
+  ended: () => Promise<unknown>
 ): H {
   const run = handle.run.bind(handle)
   handle.run = (async (goal: string, o: { signal?: AbortSignal }) => {
@@ -233,6 +236,7 @@ function closeAfterRun<H extends { run(goal: string, o: { signal?: AbortSignal }
       return await run(goal, o)
     } finally {
       await agent.close().catch(() => undefined)
+      await ended().catch(() => undefined)
     }
   }) as H['run']
   // A child whose dispatch failed never runs: it is closed all the same.
