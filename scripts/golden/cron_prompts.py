@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""The text upstream's cron gives the agent for a job: skills (looked up as its skill_view looks them up), pre-run
+script output, the cron run's guidance, the job's own prompt.
+
+Usage: /usr/bin/python3 scripts/golden/cron_prompts.py   (HERMES_UPSTREAM, default /work/upstream; needs
+         PYTHONPATH=/tmp/loopwork/pylib or any path with the `openai` package for upstream's scheduler import)
+Writes test/fixtures/upstream/cron-prompts/{home/skills/*, cases.json, README.md}.
+home/skills holds skills laid out the ways a user's skills folder holds them: at the top, in a category folder, a
+front-matter name that is not the folder's, one without front matter, a flat `<name>.md`, two skills with one name,
+and a SKILL.md kept inside another skill's `references/` folder (support data, not a skill).
+cases.json: per job, the prompt cron.scheduler._build_job_prompt assembles after the due scan's
+_apply_skill_fields (the tick's path), each skill lookup it made (the name asked for, whether it loaded and from which
+file), or the refusal when its injection scan blocked the job.
+"""
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
+OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "cron-prompts"
+sys.path.insert(0, UPSTREAM)
+HOME = Path(tempfile.mkdtemp(prefix="golden-cron-prompts-"))
+os.environ["HERMES_HOME"] = str(HOME)
+
+SKILLS = {
+    "tone/SKILL.md": "---\nname: tone\ndescription: Friendly tone\n---\nBe friendly and warm.\n",
+    "writing/brief/SKILL.md": "---\nname: brief\ndescription: Be brief\n---\n\n# Brief\n\nAlways answer in three bullets.\n",
+    "plain-text/SKILL.md": "Just instructions, no front matter: sign off with a haiku.\n",
+    "renamed-dir/SKILL.md": "---\nname: nicer-name\ndescription: Named in its front matter\n---\nQuote one proverb.\n",
+    "flat-note.md": "A flat skill file: end with a question.\n",
+    "team-a/same/SKILL.md": "---\nname: same\ndescription: first of two\n---\nTeam A's way.\n",
+    "team-b/same/SKILL.md": "---\nname: same\ndescription: second of two\n---\nTeam B's way.\n",
+    "tone/references/kept/SKILL.md": "---\nname: kept\ndescription: support data\n---\nNot a skill of its own.\n",
+}
+for rel, text in SKILLS.items():
+    p = HOME / "skills" / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+
+from cron import jobs as cron_jobs  # noqa: E402
+from cron import scheduler  # noqa: E402
+from tools import skills_tool  # noqa: E402
+
+lookups = []
+_real_view = skills_tool.skill_view
+
+
+def recording_view(name, *args, **kwargs):
+    answer = _real_view(name, *args, **kwargs)
+    loaded = json.loads(answer)
+    path = None
+    if loaded.get("success") and loaded.get("skill_dir"):
+        path = str(Path(loaded["skill_dir"]).relative_to(HOME / "skills") / "SKILL.md")
+    elif loaded.get("success"):
+        path = loaded.get("path")
+    lookups.append({"name": name, "loaded": bool(loaded.get("success")), "file": path})
+    return answer
+
+
+skills_tool.skill_view = recording_view
+
+CASES = [
+    ("plain", {"prompt": "summarise my day"}, None),
+    ("one-skill", {"prompt": "brief me", "skills": ["tone"]}, None),
+    ("two-skills", {"prompt": "brief me", "skills": ["tone", "brief"]}, None),
+    ("repeated", {"prompt": "brief me", "skills": ["tone", " tone ", ""]}, None),
+    ("category-path", {"prompt": "p", "skills": ["writing/brief"]}, None),
+    ("category-colon", {"prompt": "p", "skills": ["writing:brief"]}, None),
+    ("front-matter-name", {"prompt": "p", "skills": ["nicer-name"]}, None),
+    ("folder-name", {"prompt": "p", "skills": ["renamed-dir"]}, None),
+    ("no-front-matter", {"prompt": "p", "skills": ["plain-text"]}, None),
+    ("flat-file", {"prompt": "p", "skills": ["flat-note"]}, None),
+    ("ambiguous", {"prompt": "p", "skills": ["same"]}, None),
+    ("category-picks-one", {"prompt": "p", "skills": ["team-b/same"]}, None),
+    ("support-folder", {"prompt": "p", "skills": ["kept"]}, None),
+    ("absolute", {"prompt": "p", "skills": ["/tone"]}, None),
+    ("traversal", {"prompt": "p", "skills": ["../tone"]}, None),
+    ("one-missing", {"prompt": "p", "skills": ["nope", "tone", "also-nope"]}, None),
+    ("legacy-skill", {"prompt": "p", "skill": "tone"}, None),
+    ("skills-string", {"prompt": "p", "skills": "tone"}, None),
+    ("empty-skills-over-legacy", {"prompt": "p", "skills": [], "skill": "tone"}, None),
+    ("no-prompt", {"prompt": "", "skills": ["tone"]}, None),
+    ("null-prompt", {"prompt": None}, None),
+    ("script-output", {"prompt": "triage these", "script": "collect.py"}, [True, "3 new tickets"]),
+    ("script-error", {"prompt": "triage these", "script": "collect.py"}, [False, "exit 3"]),
+    ("script-and-skill", {"prompt": "triage these", "script": "collect.py", "skills": ["tone"]}, [True, "2 tickets"]),
+]
+
+cases = []
+for i, (name, fields, script) in enumerate(CASES):
+    job = cron_jobs._apply_skill_fields({"id": f"{i:012x}", "name": name, **fields})
+    del lookups[:]
+    case = {"name": name, "job": {"id": job["id"], "name": name, **fields}}
+    if script is not None:
+        case["script"] = {"ok": script[0], "output": script[1]}
+    try:
+        case["prompt"] = scheduler._build_job_prompt(job, prerun_script=tuple(script) if script else None)
+    except Exception as e:  # the injection scan's refusal
+        case["blocked"] = f"{type(e).__name__}: {e}"
+    case["lookups"] = list(lookups)
+    cases.append(case)
+
+OUT.mkdir(parents=True, exist_ok=True)
+shutil.rmtree(OUT / "home", ignore_errors=True)
+shutil.copytree(HOME / "skills", OUT / "home" / "skills")
+(OUT / "cases.json").write_text(json.dumps({"cases": cases}, indent=2, ensure_ascii=False) + "\n")
+(OUT / "README.md").write_text(
+    "Written by `scripts/golden/cron_prompts.py` running upstream's own cron prompt assembly\n"
+    "(`cron.scheduler._build_job_prompt` after `cron.jobs._apply_skill_fields`, skills through\n"
+    "`tools.skills_tool.skill_view`; the hermes-agent fork at commit 9a75ff049b020ab5b24f76892f50f59064811028) on the\n"
+    "skills in `home/skills/`. Read by `src-main/cron/upstream-prompts.test.ts`.\n"
+)
+print(json.dumps([{k: c.get(k) for k in ("name", "lookups", "blocked")} for c in cases], indent=1))

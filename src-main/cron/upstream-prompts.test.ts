@@ -1,0 +1,73 @@
+// The text a cron job's agent turn gets, against upstream's own assembly (test/fixtures/upstream/cron-prompts, written
+// by scripts/golden/cron_prompts.py): the same skills found (by folder path, `category:skill`, a folder anywhere
+// below, a front-matter name, a flat .md; none for an ambiguous, absolute, climbing or support-folder name), in the
+// same order, each once, with the same ones named as missing; the note on what a cron run is, wherever upstream gives
+// its own; the job's prompt last. Upstream's wording is its own, so texts are compared by what they carry.
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { buildJobPrompt, CRON_RUN_NOTE } from './job-prompt'
+import type { RawJob } from './jobs-file'
+
+const GOLDEN = resolve(import.meta.dirname, '../../test/fixtures/upstream/cron-prompts')
+const HOME = join(GOLDEN, 'home')
+interface Case {
+  name: string
+  job: RawJob
+  script?: { ok: boolean; output: string }
+  prompt?: string
+  blocked?: string
+  lookups: Array<{ name: string; loaded: boolean; file: string | null }>
+}
+const { cases } = JSON.parse(readFileSync(join(GOLDEN, 'cases.json'), 'utf8')) as { cases: Case[] }
+const SKILL_FILES = [
+  'tone/SKILL.md',
+  'writing/brief/SKILL.md',
+  'plain-text/SKILL.md',
+  'renamed-dir/SKILL.md',
+  'flat-note.md',
+  'team-a/same/SKILL.md',
+  'team-b/same/SKILL.md',
+  'tone/references/kept/SKILL.md'
+]
+const body = (rel: string) => readFileSync(join(HOME, 'skills', rel), 'utf8').trim()
+/** Upstream's own note to a cron run starts so; ours is CRON_RUN_NOTE. */
+const UPSTREAM_NOTE = '[IMPORTANT: You are running as a scheduled cron job.'
+
+const ours = (c: Case) => buildJobPrompt(HOME, join(HOME, 'cron'), c.job, c.script ?? null)
+
+describe("a cron job's prompt, as upstream assembles it", () => {
+  it.each(cases.filter((c) => c.prompt !== undefined && c.job.prompt != null).map((c) => [c.name, c] as const))(
+    '%s',
+    (_name, c) => {
+      const text = ours(c)
+      const loaded = c.lookups.filter((l) => l.loaded).map((l) => l.file!)
+      // The same skills' full text (front matter included), in upstream's order, none twice.
+      let at = -1
+      for (const rel of loaded) {
+        const i = text.indexOf(body(rel))
+        expect(i, `${rel} loaded after the one before it`).toBeGreaterThan(at)
+        expect(text.indexOf(body(rel), i + 1)).toBe(-1)
+        at = i
+      }
+      for (const rel of SKILL_FILES.filter((f) => !loaded.includes(f))) expect(text).not.toContain(body(rel))
+      // The names upstream could not load are named as skipped; a job whose skills all loaded names none.
+      const missing = c.lookups.filter((l) => !l.loaded).map((l) => l.name)
+      if (missing.length) expect(text).toContain(`they were skipped: ${missing.join(', ')}.`)
+      else expect(text).not.toContain('were not found')
+      // The run's note wherever upstream gives its own, before the script's data and the job's prompt.
+      expect(c.prompt).toContain(UPSTREAM_NOTE)
+      const note = text.indexOf(CRON_RUN_NOTE)
+      expect(note).toBeGreaterThanOrEqual(0)
+      if (c.script) expect(text.indexOf(c.script.output)).toBeGreaterThan(note)
+      expect(text.endsWith(String(c.job.prompt))).toBe(true)
+      expect(c.prompt!.endsWith(String(c.job.prompt))).toBe(true)
+    }
+  )
+
+  it('a job with no prompt, script output or skill is not run on the note alone (upstream runs its note)', () => {
+    const c = cases.find((x) => x.name === 'null-prompt')!
+    expect(c.prompt!.trim().startsWith(UPSTREAM_NOTE)).toBe(true)
+    expect(ours(c)).toBe('')
+  })
+})
