@@ -148,7 +148,8 @@ async function claimDueJobs(
   now: number,
   limit = Infinity,
   busy: ReadonlySet<string> = new Set(),
-  log?: LogFn
+  log?: LogFn,
+  skip: ReadonlySet<string> = new Set()
 ): Promise<RawJob[]> {
   // No jobs.json, nothing due: a tick must not create the cron folder or its lock file in a home it only reads.
   if (!existsSync(jobsPath(home))) return []
@@ -157,7 +158,9 @@ async function claimDueJobs(
   if (readJobs(home).jobs.every((j) => j.enabled === false || timeOf(j.next_run_at) > now)) return []
   const timeZone = timeZoneOf(home)
   // Under upstream's tick lock as well (jobs-lock.ts: withTickLock); while another tick holds it, nothing is claimed.
-  const claimed = await withTickLock(cronDir(home), () => claimUnderJobsLock(home, now, timeZone, limit, busy, log))
+  const claimed = await withTickLock(cronDir(home), () =>
+    claimUnderJobsLock(home, now, timeZone, limit, busy, log, skip)
+  )
   return claimed ?? []
 }
 
@@ -167,12 +170,14 @@ function claimUnderJobsLock(
   timeZone: string | undefined,
   limit: number,
   busy: ReadonlySet<string>,
-  log?: LogFn
+  log: LogFn | undefined,
+  skip: ReadonlySet<string>
 ): Promise<RawJob[]> {
   return updateJobs(home, (file, changed) => {
     const claimed: RawJob[] = []
     for (const job of [...file.jobs]) {
       if (claimed.length >= limit) break
+      if (skip.has(String(job.id))) continue
       const key = `${home}\0${String(job.id)}`
       // A job this host runs now is its own business: neither claimed again nor removed under its run.
       if (busy.has(key) && kindOf(job) !== 'once') continue
@@ -254,8 +259,11 @@ export class CronScheduler {
     }
   }
 
-  /** One pass over every profile; resolves when the jobs it claimed have finished. */
-  async tick(): Promise<{ ran: string[] }> {
+  /**
+   * One pass over every profile; resolves when the jobs it claimed have finished. Jobs whose ids are in `skip` are
+   * left as they are, due or not (`caduceus cron tick` passes the ones it already ran).
+   */
+  async tick(skip: ReadonlySet<string> = new Set()): Promise<{ ran: string[] }> {
     const now = this.clock()
     this.lastTickAt = now
     const standingDown: string[] = []
@@ -271,7 +279,7 @@ export class CronScheduler {
           }
           const free = MAX_PARALLEL_JOBS - this.running
           if (free <= 0) continue
-          for (const job of await claimDueJobs(p.home, now, free, this.busy, this.opts.log)) {
+          for (const job of await claimDueJobs(p.home, now, free, this.busy, this.opts.log, skip)) {
             const key = `${p.home}\0${String(job.id)}`
             this.running++
             this.busy.add(key)
