@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import type { RawJob } from './jobs-file'
 import type { ScriptResult } from './job-script'
 import { readSkill } from './skill-lookup'
+import { guardRunText } from './prompt-guard'
 
 const MAX_CONTEXT_CHARS = 8000
 
@@ -39,8 +40,13 @@ export const CRON_RUN_NOTE =
 const list = (v: unknown): string[] =>
   (Array.isArray(v) ? v : typeof v === 'string' ? [v] : []).map((s) => String(s ?? '').trim()).filter(Boolean)
 
+/**
+ * The text, or '' when the job gives the agent nothing to do; throws when upstream's pre-run check would refuse it
+ * (prompt-guard.ts).
+ */
 export function buildJobPrompt(home: string, cronDir: string, job: RawJob, script: ScriptResult | null): string {
-  let prompt = job.prompt == null ? '' : String(job.prompt)
+  const own = job.prompt == null ? '' : String(job.prompt)
+  let prompt = own
   if (script?.ok && script.output)
     prompt =
       fenced('Script Output', "Data collected by this job's script before the run; use it as context.", script.output) +
@@ -54,12 +60,13 @@ export function buildJobPrompt(home: string, cronDir: string, job: RawJob, scrip
       prompt =
         fenced(`Output from job '${id}'`, 'The latest output of an earlier cron job; use it as context.', out) + prompt
   }
+  const data = prompt !== own
   // The skills a job lists (`skills`, else an older writer's lone `skill`), each once, as upstream's due scan reads them.
   const skills = [...new Set(list(job.skills ?? job.skill))]
   // Nothing to do at all: no text, so the run is refused rather than spent on the note alone.
   if (!prompt.trim() && !skills.length) return ''
   prompt = `${CRON_RUN_NOTE}\n\n${prompt}`
-  if (!skills.length) return prompt
+  if (!skills.length) return guarded(prompt, { skills: false, data, ownPrompt: own })
   const parts: string[] = []
   const missing: string[] = []
   for (const name of skills) {
@@ -73,5 +80,11 @@ export function buildJobPrompt(home: string, cronDir: string, job: RawJob, scrip
       ''
     )
   parts.push(`Instruction for this run: ${prompt}`)
-  return parts.join('\n').trim()
+  return guarded(parts.join('\n').trim(), { skills: true, data, ownPrompt: own })
+}
+
+function guarded(text: string, opts: Parameters<typeof guardRunText>[1]): string {
+  const r = guardRunText(text, opts)
+  if ('refusal' in r) throw new Error(r.refusal)
+  return r.text
 }

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildJobPrompt, CRON_RUN_NOTE } from './job-prompt'
 import type { RawJob } from './jobs-file'
+import { guardRunText } from './prompt-guard'
 
 const GOLDEN = resolve(import.meta.dirname, '../../test/fixtures/upstream/cron-prompts')
 const HOME = join(GOLDEN, 'home')
@@ -19,7 +20,17 @@ interface Case {
   blocked?: string
   lookups: Array<{ name: string; loaded: boolean; file: string | null }>
 }
-const { cases } = JSON.parse(readFileSync(join(GOLDEN, 'cases.json'), 'utf8')) as { cases: Case[] }
+interface Guard {
+  text: string
+  tier: 'prompt' | 'skills' | 'data'
+  user_prompt?: string
+  blocked: boolean
+  runs?: string
+}
+const { cases, guard } = JSON.parse(readFileSync(join(GOLDEN, 'cases.json'), 'utf8')) as {
+  cases: Case[]
+  guard: Guard[]
+}
 const SKILL_FILES = [
   'tone/SKILL.md',
   'writing/brief/SKILL.md',
@@ -69,5 +80,19 @@ describe("a cron job's prompt, as upstream assembles it", () => {
     const c = cases.find((x) => x.name === 'null-prompt')!
     expect(c.prompt!.trim().startsWith(UPSTREAM_NOTE)).toBe(true)
     expect(ours(c)).toBe('')
+  })
+})
+
+describe("upstream's check before a cron run: what it refuses, what it cleans", () => {
+  it.each(
+    guard.map((g) => [`${g.tier}: ${JSON.stringify(g.text)}${g.user_prompt ? ` (${g.user_prompt})` : ''}`, g] as const)
+  )('%s', (_name, g) => {
+    const r = guardRunText(g.text, {
+      skills: g.tier === 'skills',
+      data: g.tier === 'data',
+      ownPrompt: g.user_prompt ?? (g.tier === 'data' ? 'summarise the feed' : '')
+    })
+    expect('refusal' in r).toBe(g.blocked)
+    if (!g.blocked) expect(r).toEqual({ text: g.runs })
   })
 })
