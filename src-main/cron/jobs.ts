@@ -75,7 +75,7 @@ function validPrompt(prompt: string): string {
   if (!p) throw new Error('A cron job needs a prompt')
   // As upstream's create and update refuse it (its run would be refused too: prompt-guard.ts).
   const refused = promptRefusal(p)
-  if (refused) throw new Error(refused)
+  if (refused) throw new ScheduleError(refused, 'prompt')
   return p
 }
 
