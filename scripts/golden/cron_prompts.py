@@ -7,7 +7,8 @@ Usage: /usr/bin/python3 scripts/golden/cron_prompts.py   (HERMES_UPSTREAM, defau
 Writes test/fixtures/upstream/cron-prompts/{home/skills/*, cases.json, README.md}.
 home/skills holds skills laid out the ways a user's skills folder holds them: at the top, in a category folder, a
 front-matter name that is not the folder's, one without front matter, a flat `<name>.md`, two skills with one name,
-and a SKILL.md kept inside another skill's `references/` folder (support data, not a skill).
+a SKILL.md kept inside another skill's `references/` folder (support data, not a skill), skills for other operating
+systems (front matter `platforms:`) and two that home/config.yaml turns off (`skills.disabled`).
 cases.json: per job, the prompt cron.scheduler._build_job_prompt assembles after the due scan's
 _apply_skill_fields (the tick's path), each skill lookup it made (the name asked for, whether it loaded and from which
 file), or the refusal when its injection scan blocked the job; and `guard`: what that scan
@@ -37,7 +38,13 @@ SKILLS = {
     "team-a/same/SKILL.md": "---\nname: same\ndescription: first of two\n---\nTeam A's way.\n",
     "team-b/same/SKILL.md": "---\nname: same\ndescription: second of two\n---\nTeam B's way.\n",
     "tone/references/kept/SKILL.md": "---\nname: kept\ndescription: support data\n---\nNot a skill of its own.\n",
+    "mac-only/SKILL.md": "---\nname: mac-only\ndescription: d\nplatforms: [macos]\n---\nUse Keychain.\n",
+    "unix/SKILL.md": "---\nname: unix\ndescription: d\nplatforms: [Linux, macos]\n---\nUse the shell.\n",
+    "switched-off/SKILL.md": "---\nname: switched-off\ndescription: d\n---\nTurned off in config.\n",
+    "off-by-name/SKILL.md": "---\nname: off-alias\ndescription: d\n---\nTurned off by its front-matter name.\n",
 }
+# config.yaml turns two skills off (by the name a skill is known by: its front matter's, else its folder's).
+(HOME / "config.yaml").write_text("skills:\n  disabled: [switched-off, off-alias]\n")
 for rel, text in SKILLS.items():
     p = HOME / "skills" / rel
     p.parent.mkdir(parents=True, exist_ok=True)
@@ -82,6 +89,9 @@ CASES = [
     ("absolute", {"prompt": "p", "skills": ["/tone"]}, None),
     ("traversal", {"prompt": "p", "skills": ["../tone"]}, None),
     ("one-missing", {"prompt": "p", "skills": ["nope", "tone", "also-nope"]}, None),
+    ("other-platform", {"prompt": "p", "skills": ["mac-only", "unix"]}, None),
+    ("disabled", {"prompt": "p", "skills": ["switched-off", "tone"]}, None),
+    ("disabled-by-front-matter-name", {"prompt": "p", "skills": ["off-by-name"]}, None),
     ("legacy-skill", {"prompt": "p", "skill": "tone"}, None),
     ("skills-string", {"prompt": "p", "skills": "tone"}, None),
     ("empty-skills-over-legacy", {"prompt": "p", "skills": [], "skill": "tone"}, None),
@@ -162,6 +172,7 @@ for prompt in ("rm -rf /tmp/cache", "summarise the feed"):
 OUT.mkdir(parents=True, exist_ok=True)
 shutil.rmtree(OUT / "home", ignore_errors=True)
 shutil.copytree(HOME / "skills", OUT / "home" / "skills", ignore=shutil.ignore_patterns(".usage.json"))
+shutil.copy(HOME / "config.yaml", OUT / "home" / "config.yaml")
 (OUT / "cases.json").write_text(json.dumps({"cases": cases, "guard": guard}, indent=2, ensure_ascii=False) + "\n")
 (OUT / "README.md").write_text(
     "Written by `scripts/golden/cron_prompts.py` running upstream's own cron prompt assembly\n"

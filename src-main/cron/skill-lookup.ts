@@ -4,11 +4,14 @@
  * same), a folder of that name anywhere below, a skill whose front matter `name:` is it, or a flat `<name>.md`. Two
  * matches are no match (upstream refuses to guess), and neither is a name that is absolute or climbs out with `..`.
  * A `references/`, `templates/`, `assets/` or `scripts/` folder inside a skill holds that skill's data, not skills.
- * The skill's text is its whole file, front matter included, as upstream hands it to the agent.
+ * A skill is not loaded when its front matter's `platforms:` leaves out this operating system, or when config.yaml's
+ * `skills.disabled` names it (by its front-matter name, else its folder's). The skill's text is its whole file, front
+ * matter included, as upstream hands it to the agent.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { parse } from 'yaml'
+import { loadConfig, readSection } from '../config'
 
 const SUPPORT = new Set(['references', 'templates', 'assets', 'scripts'])
 /** Folders no skill lives in: hidden ones (version control, caches, archives) and installed dependencies. */
@@ -25,20 +28,44 @@ function inSupportFolder(root: string, rel: string): boolean {
   return false
 }
 
-/** The `name:` of a SKILL.md's front matter, or null. */
-function frontMatterName(text: string): string | null {
-  if (!text.startsWith('---')) return null
+/** A SKILL.md's front matter (empty when it has none or it cannot be read). */
+function frontMatter(text: string): Record<string, unknown> {
+  if (!text.startsWith('---')) return {}
   const end = /\n---\s*\n/.exec(text.slice(3))
-  if (!end) return null
+  if (!end) return {}
   const head = text.slice(3, end.index + 3)
   try {
     const meta = parse(head) as unknown
-    if (meta && typeof meta === 'object' && 'name' in meta) return String((meta as { name: unknown }).name)
-    return null
+    return meta && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>) : {}
   } catch {
-    const line = /^name:\s*(.+)$/m.exec(head)
-    return line ? line[1]!.trim() : null
+    // YAML it cannot read: its plain `key: value` lines
+    const pairs: Array<[string, string]> = []
+    for (const line of head.split('\n')) {
+      const m = /^\s*(\w+):\s*(.+?)\s*$/.exec(line)
+      if (m) pairs.push([m[1]!, m[2]!])
+    }
+    return Object.fromEntries(pairs)
   }
+}
+
+const frontMatterName = (text: string) => {
+  const name = frontMatter(text).name
+  return name == null ? null : String(name)
+}
+
+const OS_NAMES: Record<string, string> = { macos: 'darwin', linux: 'linux', windows: 'win32' }
+
+/** Whether this skill may load here: its `platforms:` (if any) include this OS, and config.yaml does not turn it off. */
+function allowed(home: string, file: string, text: string): boolean {
+  const meta = frontMatter(text)
+  const platforms = meta.platforms
+  if (platforms) {
+    const list = (Array.isArray(platforms) ? platforms : [platforms]).map((p) => String(p).trim().toLowerCase())
+    if (!list.some((p) => process.platform.startsWith(OS_NAMES[p] ?? p))) return false
+  }
+  const name = meta.name != null ? String(meta.name) : (file.split(sep).at(-2) ?? '')
+  const disabled = readSection(loadConfig(home).raw, 'skills').disabled
+  return !(Array.isArray(disabled) && disabled.map(String).includes(name))
 }
 
 /** Every file below `root` a skill can be (SKILL.md, other .md), not descending into a skill's support folders. */
@@ -110,7 +137,8 @@ export function readSkill(home: string, name: string): string | null {
   const file = findSkill(home, name)
   if (!file) return null
   try {
-    return readFileSync(file, 'utf8').trim()
+    const text = readFileSync(file, 'utf8')
+    return allowed(home, file, text) ? text.trim() : null
   } catch {
     return null
   }

@@ -1,6 +1,7 @@
 // The text a cron job's agent turn gets, against upstream's own assembly (test/fixtures/upstream/cron-prompts, written
 // by scripts/golden/cron_prompts.py): the same skills found (by folder path, `category:skill`, a folder anywhere
-// below, a front-matter name, a flat .md; none for an ambiguous, absolute, climbing or support-folder name), in the
+// below, a front-matter name, a flat .md; none for an ambiguous, absolute, climbing or support-folder name, one for
+// another operating system or one config.yaml turns off), in the
 // same order, each once, with the same ones named as missing; the note on what a cron run is, wherever upstream gives
 // its own; the job's prompt last. Upstream's wording is its own, so texts are compared by what they carry.
 import { readFileSync } from 'node:fs'
@@ -39,7 +40,11 @@ const SKILL_FILES = [
   'flat-note.md',
   'team-a/same/SKILL.md',
   'team-b/same/SKILL.md',
-  'tone/references/kept/SKILL.md'
+  'tone/references/kept/SKILL.md',
+  'mac-only/SKILL.md',
+  'unix/SKILL.md',
+  'switched-off/SKILL.md',
+  'off-by-name/SKILL.md'
 ]
 const body = (rel: string) => readFileSync(join(HOME, 'skills', rel), 'utf8').trim()
 /** Upstream's own note to a cron run starts so; ours is CRON_RUN_NOTE. */
