@@ -42,6 +42,9 @@ SKILLS = {
     "unix/SKILL.md": "---\nname: unix\ndescription: d\nplatforms: [Linux, macos]\n---\nUse the shell.\n",
     "switched-off/SKILL.md": "---\nname: switched-off\ndescription: d\n---\nTurned off in config.\n",
     "off-by-name/SKILL.md": "---\nname: off-alias\ndescription: d\n---\nTurned off by its front-matter name.\n",
+    "tools/templated/SKILL.md": "---\nname: templated\ndescription: d\n---\nRun ${HERMES_SKILL_DIR}/scripts/go.sh"
+    " for ${HERMES_SESSION_ID}; keep ${HOME} and !`date` as written.\n",
+    "flat-templated.md": "Flat: ${HERMES_SKILL_DIR} stays.\n",
 }
 # config.yaml turns two skills off (by the name a skill is known by: its front matter's, else its folder's).
 (HOME / "config.yaml").write_text("skills:\n  disabled: [switched-off, off-alias]\n")
@@ -92,6 +95,7 @@ CASES = [
     ("other-platform", {"prompt": "p", "skills": ["mac-only", "unix"]}, None),
     ("disabled", {"prompt": "p", "skills": ["switched-off", "tone"]}, None),
     ("disabled-by-front-matter-name", {"prompt": "p", "skills": ["off-by-name"]}, None),
+    ("template", {"prompt": "p", "skills": ["templated", "flat-templated"]}, None),
     ("legacy-skill", {"prompt": "p", "skill": "tone"}, None),
     ("skills-string", {"prompt": "p", "skills": "tone"}, None),
     ("empty-skills-over-legacy", {"prompt": "p", "skills": [], "skill": "tone"}, None),

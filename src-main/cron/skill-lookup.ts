@@ -6,7 +6,7 @@
  * A `references/`, `templates/`, `assets/` or `scripts/` folder inside a skill holds that skill's data, not skills.
  * A skill is not loaded when its front matter's `platforms:` leaves out this operating system, or when config.yaml's
  * `skills.disabled` names it (by its front-matter name, else its folder's). The skill's text is its whole file, front
- * matter included, as upstream hands it to the agent.
+ * matter included, as upstream hands it to the agent, with `${HERMES_SKILL_DIR}` filled in.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { join, sep } from 'node:path'
@@ -138,7 +138,12 @@ export function readSkill(home: string, name: string): string | null {
   if (!file) return null
   try {
     const text = readFileSync(file, 'utf8')
-    return allowed(home, file, text) ? text.trim() : null
+    if (!allowed(home, file, text)) return null
+    // A skill folder's SKILL.md may name files beside it as ${HERMES_SKILL_DIR} (upstream's skills.template_vars, on
+    // unless config.yaml turns it off); a cron run has no session for ${HERMES_SESSION_ID}, which stays as written.
+    const folder = file.endsWith(`${sep}SKILL.md`) ? file.slice(0, -`${sep}SKILL.md`.length) : null
+    const vars = readSection(loadConfig(home).raw, 'skills').template_vars
+    return (folder && vars !== false ? text.replaceAll('${HERMES_SKILL_DIR}', folder) : text).trim()
   } catch {
     return null
   }

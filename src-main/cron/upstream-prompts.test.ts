@@ -5,7 +5,7 @@
 // same order, each once, with the same ones named as missing; the note on what a cron run is, wherever upstream gives
 // its own; the job's prompt last. Upstream's wording is its own, so texts are compared by what they carry.
 import { readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildJobPrompt, CRON_RUN_NOTE } from './job-prompt'
 import type { RawJob } from './jobs-file'
@@ -44,9 +44,15 @@ const SKILL_FILES = [
   'mac-only/SKILL.md',
   'unix/SKILL.md',
   'switched-off/SKILL.md',
-  'off-by-name/SKILL.md'
+  'off-by-name/SKILL.md',
+  'tools/templated/SKILL.md',
+  'flat-templated.md'
 ]
-const body = (rel: string) => readFileSync(join(HOME, 'skills', rel), 'utf8').trim()
+/** A skill's text as a run gets it: a skill folder's ${HERMES_SKILL_DIR} is that folder (upstream's template_vars). */
+const body = (rel: string) => {
+  const text = readFileSync(join(HOME, 'skills', rel), 'utf8').trim()
+  return rel.endsWith('/SKILL.md') ? text.replaceAll('${HERMES_SKILL_DIR}', join(HOME, 'skills', dirname(rel))) : text
+}
 /** Upstream's own note to a cron run starts so; ours is CRON_RUN_NOTE. */
 const UPSTREAM_NOTE = '[IMPORTANT: You are running as a scheduled cron job.'
 
@@ -80,6 +86,17 @@ describe("a cron job's prompt, as upstream assembles it", () => {
       expect(c.prompt!.endsWith(String(c.job.prompt))).toBe(true)
     }
   )
+
+  it('${HERMES_SKILL_DIR} is the skill folder upstream fills in; a session id, $HOME and inline shell stay as written', () => {
+    const c = cases.find((x) => x.name === 'template')!
+    expect(c.prompt).toMatch(
+      /Run \/\S+\/skills\/tools\/templated\/scripts\/go\.sh for \$\{HERMES_SESSION_ID\}; keep \$\{HOME\} and !`date`/
+    )
+    expect(ours(c)).toContain(
+      `Run ${join(HOME, 'skills', 'tools', 'templated')}/scripts/go.sh for \${HERMES_SESSION_ID}; keep \${HOME} and !\`date\``
+    )
+    expect(ours(c)).toContain('Flat: ${HERMES_SKILL_DIR} stays.')
+  })
 
   it('a job with no prompt, script output or skill is not run on the note alone (upstream runs its note)', () => {
     const c = cases.find((x) => x.name === 'null-prompt')!
