@@ -310,6 +310,21 @@ describe('scheduler', () => {
     expect(started).toHaveLength(5)
   })
 
+  it("a profile's cron.max_parallel_jobs (upstream's) runs fewer at once; its jobs running count toward it", async () => {
+    const h = home()
+    writeFileSync(join(h, 'config.yaml'), 'cron:\n  max_parallel_jobs: 1\n')
+    for (let i = 0; i < 2; i++) await createJob(h, { schedule: 'every 30m', prompt: `job ${i}` }, NOW)
+    const { s, started, release, startedAtLeast } = gatedScheduler(h, NOW + 31 * 60_000)
+    const first = s.tick()
+    await startedAtLeast(1)
+    await s.tick()
+    expect(started).toHaveLength(1)
+    release()
+    await first
+    await s.tick()
+    expect(started).toHaveLength(2)
+  })
+
   it('Run now is refused while the same job runs, and counts toward the running jobs', async () => {
     const h = home()
     const a = await createJob(h, { schedule: 'every 30m', prompt: 'a' }, NOW)

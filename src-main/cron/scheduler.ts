@@ -12,8 +12,9 @@
  * Run now (runJobNow) claims the job it runs by hand the same way, as upstream's `hermes cron run` claims it (plus a
  * one-shot's run_claim), so neither program's tick fires it during or right after that run.
  *
- * The scheduler starts at most MAX_PARALLEL_JOBS at once across profiles (Run now counts toward them), and a
- * job still running is not started again, by a tick or by Run now:
+ * The scheduler starts at most MAX_PARALLEL_JOBS at once across profiles (Run now counts toward them), and no more
+ * of one profile's jobs than its `cron.max_parallel_jobs` (upstream's limit, e.g. 1 for jobs that must not overlap);
+ * a job still running is not started again, by a tick or by Run now:
  * only as many jobs as there are free slots are claimed, so the rest stay due (untouched in jobs.json)
  * for the next tick instead of being claimed and then lost if the app quits while they wait.
  */
@@ -23,7 +24,7 @@ import { existsSync } from 'node:fs'
 import { cronDir, jobsPath, readJobs, updateJobs, type RawJob } from './jobs-file'
 import { withTickLock } from './jobs-lock'
 import { timeZoneOf } from './time-zone'
-import { claimHeartbeatMs, runClaimTtlMs } from './claim-ttl'
+import { claimHeartbeatMs, profileParallelCap, runClaimTtlMs } from './claim-ttl'
 import { claimOneShot, freshClaim, heartbeatClaims, kindOf, runsUsedUp, timeOf } from './claims'
 import { runJobNow } from './run-now'
 import { isoWithOffset, nextRunAfter, offsetAt, offsetOfText } from './schedule'
@@ -277,7 +278,9 @@ export class CronScheduler {
             standingDown.push(p.name)
             continue
           }
-          const free = MAX_PARALLEL_JOBS - this.running
+          // The scheduler's cap, and the profile's own (upstream's cron.max_parallel_jobs) counting its jobs running here.
+          const mine = [...this.busy].filter((k) => k.startsWith(`${p.home}\0`)).length
+          const free = Math.min(MAX_PARALLEL_JOBS - this.running, profileParallelCap(p.home) - mine)
           if (free <= 0) continue
           for (const job of await claimDueJobs(p.home, now, free, this.busy, this.opts.log, skip)) {
             const key = `${p.home}\0${String(job.id)}`
