@@ -310,6 +310,22 @@ describe('scheduler', () => {
     expect(started).toHaveLength(5)
   })
 
+  it('past its limit a tick still scans the rest as upstream does: a job with no next run gets one', async () => {
+    const h = home()
+    const job = await createJob(h, { schedule: 'every 30m', prompt: 'job' }, NOW)
+    const jobs = ['a', 'b', 'c', 'd'].map((c) => ({ ...job, id: `${c}${job.id.slice(1)}` }))
+    delete jobs[3]!.next_run_at // as an older writer or a hand edit leaves it
+    writeFileSync(join(h, 'cron', 'jobs.json'), JSON.stringify({ jobs }))
+    const now = NOW + 31 * 60_000
+    const { s, release, startedAtLeast } = gatedScheduler(h, now)
+    const first = s.tick()
+    await startedAtLeast(MAX_PARALLEL_JOBS)
+    // upstream's due scan recovers it from the scan's own time: the next run is an interval from now
+    expect(Date.parse(String(readJobs(h).jobs.at(-1)!.next_run_at))).toBe(now + 30 * 60_000 - (now % 1000))
+    release()
+    await first
+  })
+
   it("a profile's cron.max_parallel_jobs (upstream's) runs fewer at once; its jobs running count toward it", async () => {
     const h = home()
     writeFileSync(join(h, 'config.yaml'), 'cron:\n  max_parallel_jobs: 1\n')

@@ -177,7 +177,9 @@ function claimUnderJobsLock(
   return updateJobs(home, (file, changed) => {
     const claimed: RawJob[] = []
     for (const job of [...file.jobs]) {
-      if (claimed.length >= limit) break
+      // Past the limit the scan goes on as upstream's does (a missing next run recovered, a used-up one-shot removed,
+      // a timezone move recomputed), but a job found due is left as it was, due for a later tick.
+      const full = claimed.length >= limit
       if (skip.has(String(job.id))) continue
       const key = `${home}\0${String(job.id)}`
       // A job this host runs now is its own business: neither claimed again nor removed under its run.
@@ -190,6 +192,10 @@ function claimUnderJobsLock(
       } catch (err) {
         file.jobs = file.jobs.map((j) => (j === job ? before : j))
         log?.('warn', `cron job ${String(job.id)} skipped: ${errorMessage(err)}`)
+        continue
+      }
+      if (full && r.due) {
+        file.jobs = file.jobs.map((j) => (j === job ? before : j))
         continue
       }
       if (r.remove) file.jobs = file.jobs.filter((j) => j !== job)
