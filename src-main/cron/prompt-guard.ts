@@ -10,28 +10,124 @@
  *   is the one exception), and invisible characters (zero-width, direction overrides) outside emoji sequences;
  * - in loaded skills or collected data, invisible characters are removed instead of refused.
  */
+/**
+ * Each rule is read in one pass over the text (a job's prompt or a script's output can be long, and this runs on the
+ * host's main thread): upstream's own patterns, run by a backtracking regex engine, take minutes on some long inputs.
+ */
 const TAKEOVER = [
-  /ignore\s+(?:\w+\s+)*(?:previous|all|above|prior)\s+(?:\w+\s+)*instructions/i,
   /do\s+not\s+tell\s+the\s+user/i,
   /system\s+prompt\s+override/i,
   /disregard\s+(?:your|all|any)\s+(?:instructions|rules|guidelines)/i
 ]
-const SECRET_VAR = String.raw`\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|API)\w*\}?`
-const COMMANDS = [
-  /cat\s+[^\n]*(?:\.env|credentials|\.netrc|\.pgpass)/i,
-  /authorized_keys/i,
-  /\/etc\/sudoers|visudo/i,
-  /rm\s+-rf\s+\//i,
-  new RegExp(String.raw`(?:curl|wget)\s+[^\n]*https?://[^\s"'\`]*${SECRET_VAR}`, 'i'),
-  new RegExp(String.raw`curl\s+[^\n]*(?:--data(?:-raw|-binary|-urlencode)?|-d|--form|-F)\s+[^\n]*${SECRET_VAR}`, 'i'),
-  new RegExp(String.raw`wget\s+[^\n]*--post-(?:data|file)=[^\n]*${SECRET_VAR}`, 'i'),
-  new RegExp(String.raw`curl\s+[^\n]*(?:-H|--header)\s+["']Authorization:\s*(?:Bearer|token)\s+${SECRET_VAR}["']`, 'i')
-]
-/** A token header sent to GitHub's own API: allowed (GitHub skills fetch so). */
-const GITHUB_TOKEN_CALL = new RegExp(
-  String.raw`curl\s+[^\n]*(?:-H|--header)\s+["']Authorization:\s*token\s+${SECRET_VAR}["']\s+["']?https://api\.github\.com(?:/|\b)`,
-  'i'
-)
+const SIMPLE_COMMANDS = [/authorized_keys/i, /\/etc\/sudoers|visudo/i, /rm\s+-rf\s+\//i]
+const QUALIFIERS = new Set(['previous', 'all', 'above', 'prior'])
+const SECRET_WORD = /KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|API/i
+
+/**
+ * "ignore … previous / all / above / prior … instructions": words (as Python's `\w` reads them) one after another with
+ * only whitespace between, the first ending in `ignore`, a qualifier word later, then a word starting `instructions`.
+ */
+function ignoresInstructions(text: string): boolean {
+  const words = /[\p{L}\p{N}_]+/gu
+  let state = 0 // 1: after an `…ignore` word, 2: after a qualifier too
+  let prevEnd = -1
+  for (let m; (m = words.exec(text));) {
+    const end = m.index + m[0].length
+    if (prevEnd < 0 || !/^\s+$/u.test(text.slice(prevEnd, m.index))) state = 0
+    const word = m[0].toLowerCase()
+    const spaceAfter = /\s/u.test(text[end] ?? '')
+    if (state === 2 && word.startsWith('instructions')) return true
+    if (state >= 1 && spaceAfter && QUALIFIERS.has(word)) state = 2
+    if (state === 0 && spaceAfter && word.endsWith('ignore')) state = 1
+    prevEnd = end
+  }
+  return false
+}
+
+/** Whether a `$NAME` / `${NAME}` in `text` has a secret-like word in its name. */
+function secretVarIn(text: string): boolean {
+  const vars = /\$\{?(\w*)/g
+  for (let m; (m = vars.exec(text));) if (SECRET_WORD.test(m[1]!)) return true
+  return false
+}
+
+const lineEndFrom = (text: string, at: number) => {
+  const i = text.indexOf('\n', at)
+  return i < 0 ? text.length : i
+}
+
+/**
+ * For each match of `anchor` (global; it ends in whitespace that may run over line ends), the rest of the line where
+ * it ends: all that an "anything but a newline" after it can reach. Each line once: an earlier anchor's rest of a
+ * line holds a later one's.
+ */
+function* restsAfter(text: string, anchor: RegExp, from = 0, before = text.length) {
+  anchor.lastIndex = from
+  let lastEnd = -1
+  for (let m; (m = anchor.exec(text)) && m.index < before;) {
+    const start = m.index + m[0].length
+    const end = lineEndFrom(text, start)
+    if (end !== lastEnd) yield { at: m.index, start, end }
+    lastEnd = end
+  }
+}
+
+/** The matches of `re` (global) that start in [from, before). */
+function* matchesIn(text: string, re: RegExp, from: number, before: number) {
+  re.lastIndex = from
+  for (let m; (m = re.exec(text)) && m.index < before;) {
+    yield m
+    re.lastIndex = m.index + 1
+  }
+}
+
+const GITHUB_HEADER =
+  /(?:-H|--header)\s+["']Authorization:\s*token\s+\$\{?(\w*)\}?["']\s+["']?https:\/\/api\.github\.com(?:\/|\b)/gi
+const AUTH_HEADER = /(?:-H|--header)\s+["']Authorization:\s*(?:Bearer|token)\s+\$\{?(\w*)\}?["']/gi
+const DATA_FLAG = /(?:--data(?:-raw|-binary|-urlencode)?|-d|--form|-F)\s+/gi
+
+/** The one exception: a curl sending a token header to GitHub's own API is read as a plain call to it. */
+function withoutGithubTokenCall(text: string): string {
+  for (const { at, start, end } of restsAfter(text, /curl\s+/gi)) {
+    let last = -1
+    for (const m of matchesIn(text, GITHUB_HEADER, start, end))
+      if (SECRET_WORD.test(m[1]!)) last = m.index + m[0].length
+    if (last >= 0) return text.split(text.slice(at, last)).join('curl https://api.github.com/user')
+  }
+  return text
+}
+
+/** Reading a secrets file, SSH keys, sudoers, `rm -rf /…`, or curl / wget sending a secret-named variable. */
+function commandRule(text: string): boolean {
+  if (SIMPLE_COMMANDS.some((re) => re.test(text))) return true
+  for (const { start, end } of restsAfter(text, /cat\s+/gi))
+    if (/\.env|credentials|\.netrc|\.pgpass/i.test(text.slice(start, end))) return true
+  for (const { start, end } of restsAfter(text, /(?:curl|wget)\s+/gi)) {
+    let runEnd = -1
+    for (const m of matchesIn(text, /https?:\/\//gi, start, end)) {
+      const from = m.index + m[0].length
+      if (from < runEnd) continue // inside the run an earlier URL's check read already
+      const stop = /[\s"'`]/g
+      stop.lastIndex = from
+      const to = stop.exec(text)?.index ?? text.length
+      if (secretVarIn(text.slice(from, to))) return true
+      runEnd = to
+    }
+  }
+  for (const { start, end } of restsAfter(text, /curl\s+/gi)) {
+    for (const r of restsAfter(text, DATA_FLAG, start, end)) if (secretVarIn(text.slice(r.start, r.end))) return true
+    for (const m of matchesIn(text, AUTH_HEADER, start, end)) if (SECRET_WORD.test(m[1]!)) return true
+  }
+  for (const { start, end } of restsAfter(text, /wget\s+/gi)) {
+    const post = /--post-(?:data|file)=/gi
+    post.lastIndex = start
+    const m = post.exec(text)
+    if (m && m.index < end && secretVarIn(text.slice(m.index + m[0].length, end))) return true
+  }
+  return false
+}
+
+const takeover = (text: string) => ignoresInstructions(text) || TAKEOVER.some((re) => re.test(text))
 /** Zero-width characters, word joiners, invisible operators, a BOM and the bidirectional controls. */
 const INVISIBLE = /^[\u200b-\u200d\u2060\u2062-\u2064\ufeff\u202a-\u202e\u2066-\u2069]$/u
 const ZWJ = '\u200d'
@@ -69,10 +165,10 @@ const refused = (what: string) =>
 
 /** Why a job's own prompt is refused (the strict rules), or null. */
 export function promptRefusal(prompt: string): string | null {
-  const text = prompt.replace(GITHUB_TOKEN_CALL, 'curl https://api.github.com/user')
+  const text = withoutGithubTokenCall(prompt)
   const invisible = withoutInvisible(text).removed
   if (invisible.length) return refused(`the text holds an invisible character (${invisible[0]})`)
-  if ([...TAKEOVER, ...COMMANDS].some((re) => re.test(text))) return refused(`the text matches a blocked pattern`)
+  if (takeover(text) || commandRule(text)) return refused(`the text matches a blocked pattern`)
   return null
 }
 
@@ -90,8 +186,7 @@ export function guardRunText(
     return why ? { refusal: why } : { text }
   }
   const clean = withoutInvisible(text).text
-  const scanned = clean.replace(GITHUB_TOKEN_CALL, 'curl https://api.github.com/user')
-  if (TAKEOVER.some((re) => re.test(scanned))) return { refusal: refused('the text matches a blocked pattern') }
+  if (takeover(withoutGithubTokenCall(clean))) return { refusal: refused('the text matches a blocked pattern') }
   if (!opts.skills && opts.ownPrompt) {
     const why = promptRefusal(opts.ownPrompt)
     if (why) return { refusal: why }

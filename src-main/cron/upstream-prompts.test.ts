@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildJobPrompt, CRON_RUN_NOTE } from './job-prompt'
 import type { RawJob } from './jobs-file'
-import { guardRunText } from './prompt-guard'
+import { guardRunText, promptRefusal } from './prompt-guard'
 
 const GOLDEN = resolve(import.meta.dirname, '../../test/fixtures/upstream/cron-prompts')
 const HOME = join(GOLDEN, 'home')
@@ -116,5 +116,28 @@ describe("upstream's check before a cron run: what it refuses, what it cleans", 
     })
     expect('refusal' in r).toBe(g.blocked)
     if (!g.blocked) expect(r).toEqual({ text: g.runs })
+  })
+})
+
+describe('the check on long texts', () => {
+  it('answers at once where a backtracking regex takes minutes (it runs on the main thread)', () => {
+    const long = [
+      'ignore '.repeat(10_000),
+      'cat '.repeat(10_000),
+      `curl ${'http://a'.repeat(10_000)}`,
+      'curl -d '.repeat(5_000),
+      'curl -H '.repeat(5_000),
+      'wget --post-data= '.repeat(5_000),
+      `${'$KEYKEY'.repeat(10_000)}"`,
+      'x'.repeat(100_000)
+    ]
+    const started = performance.now()
+    for (const text of long) {
+      expect(promptRefusal(text)).toBeNull()
+      expect(guardRunText(text, { skills: true, data: false, ownPrompt: '' })).toEqual({ text })
+    }
+    // upstream's patterns on the first alone: 20 s (Python 3.11); here milliseconds
+    expect(performance.now() - started).toBeLessThan(2000)
+    expect(promptRefusal(`${'ignore '.repeat(10_000)}all instructions`)).not.toBeNull()
   })
 })
