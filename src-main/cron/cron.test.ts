@@ -313,7 +313,7 @@ describe('scheduler', () => {
   it('past its limit a tick still scans the rest as upstream does: a job with no next run gets one', async () => {
     const h = home()
     const job = await createJob(h, { schedule: 'every 30m', prompt: 'job' }, NOW)
-    const jobs = ['a', 'b', 'c', 'd'].map((c) => ({ ...job, id: `${c}${job.id.slice(1)}` }))
+    const jobs: RawJob[] = ['a', 'b', 'c', 'd'].map((c) => ({ ...job, id: `${c}${job.id.slice(1)}` }))
     delete jobs[3]!.next_run_at // as an older writer or a hand edit leaves it
     writeFileSync(join(h, 'cron', 'jobs.json'), JSON.stringify({ jobs }))
     const now = NOW + 31 * 60_000

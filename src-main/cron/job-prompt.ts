@@ -32,7 +32,7 @@ function latestOutput(cronDir: string, jobId: string): string | null {
  * reply is what gets kept and delivered, and a reply of exactly `[SILENT]` says there is nothing to report (such a
  * run delivers nothing: delivery.ts), so "tell me only if something changed" jobs can stay quiet.
  */
-export const CRON_RUN_NOTE =
+const CRON_RUN_NOTE =
   '[Cron run: this turn was started by a schedule, not by someone in a chat. Your final reply is the output of the ' +
   'job; it is saved and delivered for you, so do not try to send it anywhere yourself. If there is nothing new ' +
   'worth reporting, reply with exactly [SILENT] and nothing else; otherwise report normally and leave [SILENT] out.]'

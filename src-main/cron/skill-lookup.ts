@@ -76,7 +76,7 @@ function skillFiles(root: string): string[] {
     try {
       entries = readdirSync(dir, { withFileTypes: true })
     } catch {
-      return
+      return // a folder it may not read holds no skill it can load (upstream's walk skips it too)
     }
     const isSkill = entries.some((e) => e.name === 'SKILL.md' && !e.isDirectory())
     for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
@@ -145,6 +145,6 @@ export function readSkill(home: string, name: string): string | null {
     const vars = readSection(loadConfig(home).raw, 'skills').template_vars
     return (folder && vars !== false ? text.replaceAll('${HERMES_SKILL_DIR}', folder) : text).trim()
   } catch {
-    return null
+    return null // unreadable: skipped and named as not found, as upstream's loader answers
   }
 }

@@ -10,7 +10,7 @@ import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } fr
 import { createHost, type Host } from '../host'
 import { createLogger } from '../host/log/log'
 import { createJob, CronScheduler, readJobs, runCronJob, type RawJob } from './index'
-import { CRON_RUN_NOTE } from './job-prompt'
+import { buildJobPrompt } from './job-prompt'
 
 const GOLDEN = resolve(import.meta.dirname, '../../test/fixtures/upstream/cron/home')
 const made: string[] = []
@@ -92,7 +92,8 @@ describe("upstream's jobs through Run now", { timeout: 120_000 }, () => {
     expect(stamps.map((t) => `cron_${job.plain!.id}_${t}`)).toContain(out.sessionId)
     expect(out.status).toBe('ok')
     // The job's prompt after the note every cron run gets (upstream gives its agent one too).
-    expect(calls.map(userText)).toEqual([`${CRON_RUN_NOTE}\n\nsummarise my day`])
+    expect(calls.map(userText)).toEqual([buildJobPrompt(home, join(home, 'cron'), job.plain!, null)])
+    expect(userText(calls[0]!)).toMatch(/^\[Cron run: [\s\S]+\]\n\nsummarise my day$/)
     expect(live).toMatchObject({ last_status: 'ok', repeat: { times: null, completed: 1 }, state: 'scheduled' })
     expect(live!.last_delivery_error).toBeNull()
     // Fields this app does not use survive the rewrite as upstream wrote them.

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildJobPrompt, CRON_RUN_NOTE } from './job-prompt'
+import { buildJobPrompt } from './job-prompt'
 import type { RawJob } from './jobs-file'
 import { guardRunText, promptRefusal } from './prompt-guard'
 
@@ -57,6 +57,11 @@ const body = (rel: string) => {
 const UPSTREAM_NOTE = '[IMPORTANT: You are running as a scheduled cron job.'
 
 const ours = (c: Case) => buildJobPrompt(HOME, join(HOME, 'cron'), c.job, c.script ?? null)
+/** Our note to a cron run: what a plain job's text has before its prompt. */
+const CRON_RUN_NOTE = buildJobPrompt(HOME, join(HOME, 'cron'), { id: 'a1', prompt: 'p' }, null).slice(
+  0,
+  -'\n\np'.length
+)
 
 describe("a cron job's prompt, as upstream assembles it", () => {
   it.each(cases.filter((c) => c.prompt !== undefined && c.job.prompt != null).map((c) => [c.name, c] as const))(
