@@ -192,7 +192,7 @@ describe('cron status and tick', () => {
     expect(r.stdout).toContain('No upstream gateway is running for default.')
   })
 
-  it('tick runs the due job once, as the scheduler claims it, and finds nothing due right after', async () => {
+  it('tick runs every due job once (more than the scheduler starts at a time), and finds nothing due right after', async () => {
     const h = tmp('cad-more-verbs-tick-')
     mkdirSync(join(h, 'scripts'))
     writeFileSync(join(h, 'scripts', 'report.sh'), 'echo "disk at 42%"\n')
@@ -210,14 +210,25 @@ describe('cron status and tick', () => {
       deliver: 'local',
       next_run_at: '2026-01-01T00:00:00+00:00'
     }
-    writeFileSync(join(h, 'cron', 'jobs.json'), JSON.stringify({ jobs: [job] }))
+    // Four due (as after a night with the app closed), one of them due again at once (`every 0m`): `hermes cron tick`
+    // runs each once; the app's scheduler starts three at a time.
+    const ids = ['e1e2e3e4e5e6', 'e1e2e3e4e5e7', 'e1e2e3e4e5e8', 'e1e2e3e4e5e9']
+    const jobs = ids.map((id, i) => ({
+      ...job,
+      id,
+      ...(i === 1 ? { schedule: { kind: 'interval', minutes: 0, display: 'every 0m' } } : {})
+    }))
+    writeFileSync(join(h, 'cron', 'jobs.json'), JSON.stringify({ jobs }))
     const first = await cli(h, 'cron', 'tick')
     expect(first.code).toBe(0)
-    expect(first.stdout).toMatch(/^ran e1e2e3e4e5e6: output .*\/cron\/output\/e1e2e3e4e5e6\/.*\.md\n$/)
-    const after = (JSON.parse(readFileSync(join(h, 'cron', 'jobs.json'), 'utf8')) as { jobs: Array<typeof job> })
-      .jobs[0]!
-    expect(after).toMatchObject({ last_status: 'ok' })
-    expect(Date.parse(after.next_run_at)).toBeGreaterThan(Date.now())
+    const ran = first.stdout.trim().split('\n')
+    expect(ran.map((l) => /^ran (\w+): output .*\/cron\/output\/\1\/.*\.md$/.exec(l)?.[1]).sort()).toEqual(ids)
+    const after = (JSON.parse(readFileSync(join(h, 'cron', 'jobs.json'), 'utf8')) as { jobs: Array<typeof job> }).jobs
+    for (const [i, j] of after.entries()) {
+      expect(j).toMatchObject({ last_status: 'ok' })
+      if (i !== 1) expect(Date.parse(j.next_run_at)).toBeGreaterThan(Date.now())
+    }
+    writeFileSync(join(h, 'cron', 'jobs.json'), JSON.stringify({ jobs: after.filter((_, i) => i !== 1) }))
     expect(await cli(h, 'cron', 'tick')).toMatchObject({ code: 0, stdout: 'No jobs due.\n' })
   })
 })

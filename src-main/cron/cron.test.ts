@@ -305,15 +305,25 @@ describe('scheduler', () => {
   }
 
   const MAX_PARALLEL_JOBS = 3 // scheduler.ts
-  it('runs at most 3 jobs at once; the rest stay due in jobs.json and run on a later tick', async () => {
+  /** `n` copies of one job made by createJob (one lock turn), ids a…, written as jobs.json. */
+  const jobsOf = async (h: string, n: number): Promise<RawJob[]> => {
+    const job = await createJob(h, { schedule: 'every 30m', prompt: 'job' }, NOW)
+    return [...'abcdef'.slice(0, n)].map((c) => ({ ...job, id: `${c}${job.id.slice(1)}` }))
+  }
+
+  it('runs at most 3 jobs at once; the rest stay due in jobs.json and run on a later tick; the scan goes on past the limit', async () => {
     const h = home()
-    for (let i = 0; i < 5; i++) await createJob(h, { schedule: 'every 30m', prompt: `job ${i}` }, NOW)
+    const jobs = await jobsOf(h, 6)
+    delete jobs[5]!.next_run_at // as an older writer or a hand edit leaves it
+    writeFileSync(join(h, 'cron', 'jobs.json'), JSON.stringify({ jobs }))
     const now = NOW + 31 * 60_000
     const { s, started, release, startedAtLeast } = gatedScheduler(h, now)
     const first = s.tick()
     await startedAtLeast(MAX_PARALLEL_JOBS)
     expect(started).toHaveLength(MAX_PARALLEL_JOBS)
     expect(s.status().running).toBe(MAX_PARALLEL_JOBS)
+    // Past the limit the scan went on as upstream's does: the job with no next run got one, an interval from this tick.
+    expect(Date.parse(String(readJobs(h).jobs.at(-1)!.next_run_at))).toBe(now + 30 * 60_000 - (now % 1000))
     // Full: a tick now claims nothing, and the unclaimed jobs are still due on disk.
     await s.tick()
     expect(started).toHaveLength(MAX_PARALLEL_JOBS)
@@ -324,6 +334,21 @@ describe('scheduler', () => {
     await s.tick()
     expect(new Set(started).size).toBe(5)
     expect(started).toHaveLength(5)
+  })
+
+  it("a profile's cron.max_parallel_jobs (upstream's) runs fewer at once; its jobs running count toward it", async () => {
+    const h = home()
+    writeFileSync(join(h, 'config.yaml'), 'cron:\n  max_parallel_jobs: 1\n')
+    writeFileSync(join(h, 'cron', 'jobs.json'), JSON.stringify({ jobs: await jobsOf(h, 2) }))
+    const { s, started, release, startedAtLeast } = gatedScheduler(h, NOW + 31 * 60_000)
+    const first = s.tick()
+    await startedAtLeast(1)
+    await s.tick()
+    expect(started).toHaveLength(1)
+    release()
+    await first
+    await s.tick()
+    expect(started).toHaveLength(2)
   })
 
   it('Run now is refused while the same job runs, and counts toward the running jobs', async () => {

@@ -1,12 +1,15 @@
 /**
  * The text an agent cron job runs with, assembled as upstream does: the pre-run script's output (or its error)
- * and the latest output of each `context_from` job go before the prompt as context, and the job's `skills`
- * (SKILL.md under `<profile home>/skills/`) come first with the prompt as the instruction that goes with them.
+ * and the latest output of each `context_from` job go before the prompt as context, a note on what a cron run is
+ * (its reply is the output; `[SILENT]` alone means nothing to report) goes before all of that, and the job's
+ * `skills` (skill-lookup.ts) come first with the rest as the instruction that goes with them.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { RawJob } from './jobs-file'
 import type { ScriptResult } from './job-script'
+import { readSkill } from './skill-lookup'
+import { guardRunText } from './prompt-guard'
 
 const MAX_CONTEXT_CHARS = 8000
 
@@ -24,32 +27,26 @@ function latestOutput(cronDir: string, jobId: string): string | null {
   return text.length > MAX_CONTEXT_CHARS ? `${text.slice(0, MAX_CONTEXT_CHARS)}\n\n[... output truncated ...]` : text
 }
 
-/** A skill's instructions (SKILL.md without its front matter), searched a few folders deep as upstream nests them. */
-export function readSkill(home: string, name: string): string | null {
-  const want = name.replace(/^\//, '').trim()
-  if (!want || want.includes('..') || want.includes('/')) return null
-  const walk = (dir: string, depth: number): string | null => {
-    if (depth > 3 || !existsSync(dir)) return null
-    const direct = join(dir, want, 'SKILL.md')
-    if (existsSync(direct))
-      return readFileSync(direct, 'utf8')
-        .replace(/^---\n[\s\S]*?\n---\n/, '')
-        .trim()
-    for (const e of readdirSync(dir, { withFileTypes: true }))
-      if (e.isDirectory() && !e.name.startsWith('.')) {
-        const hit = walk(join(dir, e.name), depth + 1)
-        if (hit !== null) return hit
-      }
-    return null
-  }
-  return walk(join(home, 'skills'), 0)
-}
+/**
+ * What every cron run is told first, as upstream tells its agent (in our words): nobody reads the run live, its final
+ * reply is what gets kept and delivered, and a reply of exactly `[SILENT]` says there is nothing to report (such a
+ * run delivers nothing: delivery.ts), so "tell me only if something changed" jobs can stay quiet.
+ */
+const CRON_RUN_NOTE =
+  '[Cron run: this turn was started by a schedule, not by someone in a chat. Your final reply is the output of the ' +
+  'job; it is saved and delivered for you, so do not try to send it anywhere yourself. If there is nothing new ' +
+  'worth reporting, reply with exactly [SILENT] and nothing else; otherwise report normally and leave [SILENT] out.]'
 
 const list = (v: unknown): string[] =>
-  (Array.isArray(v) ? v : typeof v === 'string' ? [v] : []).map((s) => String(s).trim()).filter(Boolean)
+  (Array.isArray(v) ? v : typeof v === 'string' ? [v] : []).map((s) => String(s ?? '').trim()).filter(Boolean)
 
+/**
+ * The text, or '' when the job gives the agent nothing to do; throws when upstream's pre-run check would refuse it
+ * (prompt-guard.ts).
+ */
 export function buildJobPrompt(home: string, cronDir: string, job: RawJob, script: ScriptResult | null): string {
-  let prompt = String(job.prompt ?? '')
+  const own = job.prompt == null ? '' : String(job.prompt)
+  let prompt = own
   if (script?.ok && script.output)
     prompt =
       fenced('Script Output', "Data collected by this job's script before the run; use it as context.", script.output) +
@@ -63,8 +60,13 @@ export function buildJobPrompt(home: string, cronDir: string, job: RawJob, scrip
       prompt =
         fenced(`Output from job '${id}'`, 'The latest output of an earlier cron job; use it as context.', out) + prompt
   }
-  const skills = list(job.skills ?? job.skill)
-  if (!skills.length) return prompt
+  const data = prompt !== own
+  // The skills a job lists (`skills`, else an older writer's lone `skill`), each once, as upstream's due scan reads them.
+  const skills = [...new Set(list(job.skills ?? job.skill))]
+  // Nothing to do at all: no text, so the run is refused rather than spent on the note alone.
+  if (!prompt.trim() && !skills.length) return ''
+  prompt = `${CRON_RUN_NOTE}\n\n${prompt}`
+  if (!skills.length) return guarded(prompt, { skills: false, data, ownPrompt: own })
   const parts: string[] = []
   const missing: string[] = []
   for (const name of skills) {
@@ -77,6 +79,12 @@ export function buildJobPrompt(home: string, cronDir: string, job: RawJob, scrip
       `[These skills are listed for this job but were not found, so they were skipped: ${missing.join(', ')}. Mention this briefly at the start of your reply.]`,
       ''
     )
-  if (prompt) parts.push(`Instruction for this run: ${prompt}`)
-  return parts.join('\n').trim()
+  parts.push(`Instruction for this run: ${prompt}`)
+  return guarded(parts.join('\n').trim(), { skills: true, data, ownPrompt: own })
+}
+
+function guarded(text: string, opts: Parameters<typeof guardRunText>[1]): string {
+  const r = guardRunText(text, opts)
+  if ('refusal' in r) throw new Error(r.refusal)
+  return r.text
 }

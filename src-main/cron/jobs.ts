@@ -10,6 +10,7 @@ import { isoWithOffset, nextRunAfter, parseSchedule, PAST_GRACE_MS, ScheduleErro
 import { timeZoneOf } from './time-zone'
 import { loadConfig, readSection } from '../config'
 import { customProviderNames, providerIdentity } from './provider-identity'
+import { promptRefusal } from './prompt-guard'
 
 export class JobNotFoundError extends Error {}
 
@@ -72,6 +73,9 @@ function inferenceSnapshots(
 function validPrompt(prompt: string): string {
   const p = String(prompt ?? '').trim()
   if (!p) throw new Error('A cron job needs a prompt')
+  // As upstream's create and update refuse it (its run would be refused too: prompt-guard.ts).
+  const refused = promptRefusal(p)
+  if (refused) throw new ScheduleError(refused, 'prompt')
   return p
 }
 

@@ -25,7 +25,15 @@ export const SCHEDULE_FORMS = [
 /** A past one-shot is refused at creation unless it is within this grace window. */
 export const PAST_GRACE_MS = 120_000
 
-export class ScheduleError extends Error {}
+/** A job input refused: its schedule, or (`field: 'prompt'`) a prompt upstream's check refuses (prompt-guard.ts). */
+export class ScheduleError extends Error {
+  constructor(
+    message: string,
+    readonly field: 'schedule' | 'prompt' = 'schedule'
+  ) {
+    super(message)
+  }
+}
 
 const DURATION = /^(\d+)\s*(m|min|mins|minutes?|h|hr|hrs|hours?|d|days?)$/i
 

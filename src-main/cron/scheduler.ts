@@ -12,8 +12,9 @@
  * Run now (runJobNow) claims the job it runs by hand the same way, as upstream's `hermes cron run` claims it (plus a
  * one-shot's run_claim), so neither program's tick fires it during or right after that run.
  *
- * The scheduler starts at most MAX_PARALLEL_JOBS at once across profiles (Run now counts toward them), and a
- * job still running is not started again, by a tick or by Run now:
+ * The scheduler starts at most MAX_PARALLEL_JOBS at once across profiles (Run now counts toward them), and no more
+ * of one profile's jobs than its `cron.max_parallel_jobs` (upstream's limit, e.g. 1 for jobs that must not overlap);
+ * a job still running is not started again, by a tick or by Run now:
  * only as many jobs as there are free slots are claimed, so the rest stay due (untouched in jobs.json)
  * for the next tick instead of being claimed and then lost if the app quits while they wait.
  */
@@ -23,7 +24,7 @@ import { existsSync } from 'node:fs'
 import { cronDir, jobsPath, readJobs, updateJobs, type RawJob } from './jobs-file'
 import { withTickLock } from './jobs-lock'
 import { timeZoneOf } from './time-zone'
-import { claimHeartbeatMs, runClaimTtlMs } from './claim-ttl'
+import { claimHeartbeatMs, profileParallelCap, runClaimTtlMs } from './claim-ttl'
 import { claimOneShot, freshClaim, heartbeatClaims, kindOf, runsUsedUp, timeOf } from './claims'
 import { runJobNow } from './run-now'
 import { isoWithOffset, nextRunAfter, offsetAt, offsetOfText } from './schedule'
@@ -148,7 +149,8 @@ async function claimDueJobs(
   now: number,
   limit = Infinity,
   busy: ReadonlySet<string> = new Set(),
-  log?: LogFn
+  log?: LogFn,
+  skip: ReadonlySet<string> = new Set()
 ): Promise<RawJob[]> {
   // No jobs.json, nothing due: a tick must not create the cron folder or its lock file in a home it only reads.
   if (!existsSync(jobsPath(home))) return []
@@ -157,7 +159,9 @@ async function claimDueJobs(
   if (readJobs(home).jobs.every((j) => j.enabled === false || timeOf(j.next_run_at) > now)) return []
   const timeZone = timeZoneOf(home)
   // Under upstream's tick lock as well (jobs-lock.ts: withTickLock); while another tick holds it, nothing is claimed.
-  const claimed = await withTickLock(cronDir(home), () => claimUnderJobsLock(home, now, timeZone, limit, busy, log))
+  const claimed = await withTickLock(cronDir(home), () =>
+    claimUnderJobsLock(home, now, timeZone, limit, busy, log, skip)
+  )
   return claimed ?? []
 }
 
@@ -167,12 +171,16 @@ function claimUnderJobsLock(
   timeZone: string | undefined,
   limit: number,
   busy: ReadonlySet<string>,
-  log?: LogFn
+  log: LogFn | undefined,
+  skip: ReadonlySet<string>
 ): Promise<RawJob[]> {
   return updateJobs(home, (file, changed) => {
     const claimed: RawJob[] = []
     for (const job of [...file.jobs]) {
-      if (claimed.length >= limit) break
+      // Past the limit the scan goes on as upstream's does (a missing next run recovered, a used-up one-shot removed,
+      // a timezone move recomputed), but a job found due is left as it was, due for a later tick.
+      const full = claimed.length >= limit
+      if (skip.has(String(job.id))) continue
       const key = `${home}\0${String(job.id)}`
       // A job this host runs now is its own business: neither claimed again nor removed under its run.
       if (busy.has(key) && kindOf(job) !== 'once') continue
@@ -184,6 +192,10 @@ function claimUnderJobsLock(
       } catch (err) {
         file.jobs = file.jobs.map((j) => (j === job ? before : j))
         log?.('warn', `cron job ${String(job.id)} skipped: ${errorMessage(err)}`)
+        continue
+      }
+      if (full && r.due) {
+        file.jobs = file.jobs.map((j) => (j === job ? before : j))
         continue
       }
       if (r.remove) file.jobs = file.jobs.filter((j) => j !== job)
@@ -254,8 +266,11 @@ export class CronScheduler {
     }
   }
 
-  /** One pass over every profile; resolves when the jobs it claimed have finished. */
-  async tick(): Promise<{ ran: string[] }> {
+  /**
+   * One pass over every profile; resolves when the jobs it claimed have finished. Jobs whose ids are in `skip` are
+   * left as they are, due or not (`caduceus cron tick` passes the ones it already ran).
+   */
+  async tick(skip: ReadonlySet<string> = new Set()): Promise<{ ran: string[] }> {
     const now = this.clock()
     this.lastTickAt = now
     const standingDown: string[] = []
@@ -269,9 +284,11 @@ export class CronScheduler {
             standingDown.push(p.name)
             continue
           }
-          const free = MAX_PARALLEL_JOBS - this.running
+          // The scheduler's cap, and the profile's own (upstream's cron.max_parallel_jobs) counting its jobs running here.
+          const mine = [...this.busy].filter((k) => k.startsWith(`${p.home}\0`)).length
+          const free = Math.min(MAX_PARALLEL_JOBS - this.running, profileParallelCap(p.home) - mine)
           if (free <= 0) continue
-          for (const job of await claimDueJobs(p.home, now, free, this.busy, this.opts.log)) {
+          for (const job of await claimDueJobs(p.home, now, free, this.busy, this.opts.log, skip)) {
             const key = `${p.home}\0${String(job.id)}`
             this.running++
             this.busy.add(key)

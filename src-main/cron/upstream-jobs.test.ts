@@ -10,6 +10,7 @@ import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } fr
 import { createHost, type Host } from '../host'
 import { createLogger } from '../host/log/log'
 import { createJob, CronScheduler, readJobs, runCronJob, type RawJob } from './index'
+import { buildJobPrompt } from './job-prompt'
 
 const GOLDEN = resolve(import.meta.dirname, '../../test/fixtures/upstream/cron/home')
 const made: string[] = []
@@ -90,7 +91,9 @@ describe("upstream's jobs through Run now", { timeout: 120_000 }, () => {
     const stamps = seconds.map((ms) => kiritimati(ms).replace(/[-:]/g, '').replace('T', '_'))
     expect(stamps.map((t) => `cron_${job.plain!.id}_${t}`)).toContain(out.sessionId)
     expect(out.status).toBe('ok')
-    expect(calls.map(userText)).toEqual(['summarise my day'])
+    // The job's prompt after the note every cron run gets (upstream gives its agent one too).
+    expect(calls.map(userText)).toEqual([buildJobPrompt(home, join(home, 'cron'), job.plain!, null)])
+    expect(userText(calls[0]!)).toMatch(/^\[Cron run: [\s\S]+\]\n\nsummarise my day$/)
     expect(live).toMatchObject({ last_status: 'ok', repeat: { times: null, completed: 1 }, state: 'scheduled' })
     expect(live!.last_delivery_error).toBeNull()
     // Fields this app does not use survive the rewrite as upstream wrote them.
@@ -136,7 +139,7 @@ describe("upstream's jobs through Run now", { timeout: 120_000 }, () => {
   })
 
   it('enabled_toolsets gives exactly those tools; workdir brings its AGENTS.md', async () => {
-    const plainTools = (provider.requests.find((r) => userText(r) === 'summarise my day')!.body.tools ??
+    const plainTools = (provider.requests.find((r) => userText(r).endsWith('\n\nsummarise my day'))!.body.tools ??
       []) as unknown[]
     expect(plainTools.length).toBeGreaterThan(0)
     const only = await runNow('toolsets')

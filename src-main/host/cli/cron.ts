@@ -228,7 +228,15 @@ async function tick(args: HostArgs, profile: string, home: string): Promise<numb
     log: (level, message) => console.error(`caduceus cron: ${level}: ${redact(message)}`)
   })
   try {
-    await scheduler.tick()
+    // One tick starts at most the scheduler's parallel cap and leaves the rest due, where `hermes cron tick` runs
+    // every job due: tick again until one finds nothing more, each job at most once per command (one due again at
+    // once, as `every 0m`, waits for the next command, as upstream's tick runs it once).
+    const ran = new Set<string>()
+    for (;;) {
+      const { ran: now } = await scheduler.tick(ran)
+      if (!now.length) break
+      for (const id of now) ran.add(id)
+    }
   } finally {
     if (turn.host) await (await turn.host).close()
   }

@@ -36,7 +36,7 @@ async function typed<T>(fn: () => T | Promise<T>): Promise<T> {
   try {
     return await fn()
   } catch (err) {
-    if (err instanceof ScheduleError) throw new CaduceusError('invalid_input', err.message, 'schedule')
+    if (err instanceof ScheduleError) throw new CaduceusError('invalid_input', err.message, err.field)
     if (err instanceof JobNotFoundError) throw new CaduceusError('not_found', err.message, 'id')
     if (err instanceof JobsFileError) throw new CaduceusError('unavailable', err.message)
     throw err

@@ -1,0 +1,148 @@
+// The text a cron job's agent turn gets, against upstream's own assembly (test/fixtures/upstream/cron-prompts, written
+// by scripts/golden/cron_prompts.py): the same skills found (by folder path, `category:skill`, a folder anywhere
+// below, a front-matter name, a flat .md; none for an ambiguous, absolute, climbing or support-folder name, one for
+// another operating system or one config.yaml turns off), in the
+// same order, each once, with the same ones named as missing; the note on what a cron run is, wherever upstream gives
+// its own; the job's prompt last. Upstream's wording is its own, so texts are compared by what they carry.
+import { readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { buildJobPrompt } from './job-prompt'
+import type { RawJob } from './jobs-file'
+import { guardRunText, promptRefusal } from './prompt-guard'
+
+const GOLDEN = resolve(import.meta.dirname, '../../test/fixtures/upstream/cron-prompts')
+const HOME = join(GOLDEN, 'home')
+interface Case {
+  name: string
+  job: RawJob
+  script?: { ok: boolean; output: string }
+  prompt?: string
+  blocked?: string
+  lookups: Array<{ name: string; loaded: boolean; file: string | null }>
+}
+interface Guard {
+  text: string
+  tier: 'prompt' | 'skills' | 'data'
+  user_prompt?: string
+  blocked: boolean
+  runs?: string
+}
+const { cases, guard } = JSON.parse(readFileSync(join(GOLDEN, 'cases.json'), 'utf8')) as {
+  cases: Case[]
+  guard: Guard[]
+}
+const SKILL_FILES = [
+  'tone/SKILL.md',
+  'writing/brief/SKILL.md',
+  'plain-text/SKILL.md',
+  'renamed-dir/SKILL.md',
+  'flat-note.md',
+  'team-a/same/SKILL.md',
+  'team-b/same/SKILL.md',
+  'tone/references/kept/SKILL.md',
+  'mac-only/SKILL.md',
+  'unix/SKILL.md',
+  'switched-off/SKILL.md',
+  'off-by-name/SKILL.md',
+  'tools/templated/SKILL.md',
+  'flat-templated.md'
+]
+/** A skill's text as a run gets it: a skill folder's ${HERMES_SKILL_DIR} is that folder (upstream's template_vars). */
+const body = (rel: string) => {
+  const text = readFileSync(join(HOME, 'skills', rel), 'utf8').trim()
+  return rel.endsWith('/SKILL.md') ? text.replaceAll('${HERMES_SKILL_DIR}', join(HOME, 'skills', dirname(rel))) : text
+}
+/** Upstream's own note to a cron run starts so; ours is CRON_RUN_NOTE. */
+const UPSTREAM_NOTE = '[IMPORTANT: You are running as a scheduled cron job.'
+
+const ours = (c: Case) => buildJobPrompt(HOME, join(HOME, 'cron'), c.job, c.script ?? null)
+/** Our note to a cron run: what a plain job's text has before its prompt. */
+const CRON_RUN_NOTE = buildJobPrompt(HOME, join(HOME, 'cron'), { id: 'a1', prompt: 'p' }, null).slice(
+  0,
+  -'\n\np'.length
+)
+
+describe("a cron job's prompt, as upstream assembles it", () => {
+  it.each(cases.filter((c) => c.prompt !== undefined && c.job.prompt != null).map((c) => [c.name, c] as const))(
+    '%s',
+    (_name, c) => {
+      const text = ours(c)
+      const loaded = c.lookups.filter((l) => l.loaded).map((l) => l.file!)
+      // The same skills' full text (front matter included), in upstream's order, none twice.
+      let at = -1
+      for (const rel of loaded) {
+        const i = text.indexOf(body(rel))
+        expect(i, `${rel} loaded after the one before it`).toBeGreaterThan(at)
+        expect(text.indexOf(body(rel), i + 1)).toBe(-1)
+        at = i
+      }
+      for (const rel of SKILL_FILES.filter((f) => !loaded.includes(f))) expect(text).not.toContain(body(rel))
+      // The names upstream could not load are named as skipped; a job whose skills all loaded names none.
+      const missing = c.lookups.filter((l) => !l.loaded).map((l) => l.name)
+      if (missing.length) expect(text).toContain(`they were skipped: ${missing.join(', ')}.`)
+      else expect(text).not.toContain('were not found')
+      // The run's note wherever upstream gives its own, before the script's data and the job's prompt.
+      expect(c.prompt).toContain(UPSTREAM_NOTE)
+      const note = text.indexOf(CRON_RUN_NOTE)
+      expect(note).toBeGreaterThanOrEqual(0)
+      if (c.script) expect(text.indexOf(c.script.output)).toBeGreaterThan(note)
+      expect(text.endsWith(String(c.job.prompt))).toBe(true)
+      expect(c.prompt!.endsWith(String(c.job.prompt))).toBe(true)
+    }
+  )
+
+  it('${HERMES_SKILL_DIR} is the skill folder upstream fills in; a session id, $HOME and inline shell stay as written', () => {
+    const c = cases.find((x) => x.name === 'template')!
+    expect(c.prompt).toMatch(
+      /Run \/\S+\/skills\/tools\/templated\/scripts\/go\.sh for \$\{HERMES_SESSION_ID\}; keep \$\{HOME\} and !`date`/
+    )
+    expect(ours(c)).toContain(
+      `Run ${join(HOME, 'skills', 'tools', 'templated')}/scripts/go.sh for \${HERMES_SESSION_ID}; keep \${HOME} and !\`date\``
+    )
+    expect(ours(c)).toContain('Flat: ${HERMES_SKILL_DIR} stays.')
+  })
+
+  it('a job with no prompt, script output or skill is not run on the note alone (upstream runs its note)', () => {
+    const c = cases.find((x) => x.name === 'null-prompt')!
+    expect(c.prompt!.trim().startsWith(UPSTREAM_NOTE)).toBe(true)
+    expect(ours(c)).toBe('')
+  })
+})
+
+describe("upstream's check before a cron run: what it refuses, what it cleans", () => {
+  it.each(
+    guard.map((g) => [`${g.tier}: ${JSON.stringify(g.text)}${g.user_prompt ? ` (${g.user_prompt})` : ''}`, g] as const)
+  )('%s', (_name, g) => {
+    const r = guardRunText(g.text, {
+      skills: g.tier === 'skills',
+      data: g.tier === 'data',
+      ownPrompt: g.user_prompt ?? (g.tier === 'data' ? 'summarise the feed' : '')
+    })
+    expect('refusal' in r).toBe(g.blocked)
+    if (!g.blocked) expect(r).toEqual({ text: g.runs })
+  })
+})
+
+describe('the check on long texts', () => {
+  it('answers at once where a backtracking regex takes minutes (it runs on the main thread)', () => {
+    const long = [
+      'ignore '.repeat(10_000),
+      'cat '.repeat(10_000),
+      `curl ${'http://a'.repeat(10_000)}`,
+      'curl -d '.repeat(5_000),
+      'curl -H '.repeat(5_000),
+      'wget --post-data= '.repeat(5_000),
+      `${'$KEYKEY'.repeat(10_000)}"`,
+      'x'.repeat(100_000)
+    ]
+    const started = performance.now()
+    for (const text of long) {
+      expect(promptRefusal(text)).toBeNull()
+      expect(guardRunText(text, { skills: true, data: false, ownPrompt: '' })).toEqual({ text })
+    }
+    // upstream's patterns on the first alone: 20 s (Python 3.11); here milliseconds
+    expect(performance.now() - started).toBeLessThan(2000)
+    expect(promptRefusal(`${'ignore '.repeat(10_000)}all instructions`)).not.toBeNull()
+  })
+})
