@@ -346,7 +346,8 @@ describe('caduceus cron', { timeout: 180_000 }, () => {
     })
     expect(out.output_path).toMatch(new RegExp(`cron/output/${job.id}/\\d{4}-\\d\\d-\\d\\d_\\d\\d-\\d\\d-\\d\\d\\.md$`))
     const doc = readFileSync(out.output_path, 'utf8')
-    expect(doc).toContain('You said: "summarise my day"')
+    // the demo model echoes the turn's text: the job's prompt after the note a cron run's turn starts with
+    expect(doc).toMatch(/You said: "\[Cron run: [^"]*\]\n\nsummarise my day"/)
     // What the run could not give the job is said: on stderr, in --json, in the output file and on the job.
     const warnings = [
       'enabled_toolsets names memory, but cron runs have no memory (as upstream builds them)',
