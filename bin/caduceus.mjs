@@ -6,6 +6,14 @@ import { existsSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
+// A reader that stops early (`caduceus sessions export - | head`) closes the pipe: the command ends there, quietly
+// (exit 0), as the console's own writes already did, instead of a stack trace for the unhandled EPIPE.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (err) => {
+    if (err.code !== 'EPIPE') throw err
+    process.exit(0)
+  })
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const built = join(root, 'out/main/cli.js')
 
@@ -47,7 +55,13 @@ if (!process.env.CADUCEUS_FROM_SOURCE && existsSync(built) && !sourcesNewerThan(
   entry = join(root, 'src-main/host/cli/main.ts')
   usage = join(root, 'src-main/host/cli/usage.ts')
 }
-const { USAGE, wantsHelp, oneShotUsageError } = await import(pathToFileURL(usage).href)
+const { USAGE, wantsHelp, oneShotUsageError, nonUtf8Argument } = await import(pathToFileURL(usage).href)
+// An argument whose bytes are not UTF-8 reached us already changed (Node replaced them): refused, one line, exit 2.
+const notText = nonUtf8Argument(process.argv.length - 2)
+if (notText) {
+  console.error(notText)
+  process.exit(2)
+}
 if (wantsHelp(process.argv.slice(2))) {
   // Help needs none of the host (SQLite, provider SDKs): answer before loading it.
   console.log(USAGE)

@@ -1,4 +1,5 @@
 // The CLI's usage text, in its own module so `caduceus --help` prints it without loading the host.
+import { readFileSync } from 'node:fs'
 import { isOneShot, parseRunArgs, UsageError } from './run-args'
 export const USAGE = `caduceus — dashboard and agent host for Hermes-style agents
 
@@ -90,4 +91,36 @@ export function oneShotUsageError(argv: string[]): string | null {
   } catch (err) {
     return err instanceof UsageError ? `caduceus run: ${err.message}` : null
   }
+}
+
+/**
+ * The first of the process's last `count` arguments whose bytes are not UTF-8, as a one-line refusal; null when all
+ * are. Node hands argv over as strings with every such byte already replaced by U+FFFD, so `--home` would name
+ * another folder and a title or a prompt would be stored changed (upstream's Python keeps the bytes and refuses them
+ * where they are used); the bytes are read where the kernel keeps them (`/proc/self/cmdline`, Linux). Without that
+ * file nothing is refused: a U+FFFD typed on purpose cannot be told from a replaced byte.
+ */
+export function nonUtf8Argument(count: number, cmdline = '/proc/self/cmdline'): string | null {
+  let raw: Buffer
+  try {
+    raw = readFileSync(cmdline)
+  } catch {
+    return null
+  }
+  const words: Buffer[] = []
+  for (let start = 0; start < raw.length;) {
+    const end = raw.indexOf(0, start)
+    words.push(raw.subarray(start, end < 0 ? raw.length : end))
+    start = end < 0 ? raw.length : end + 1
+  }
+  const args = count > 0 ? words.slice(-count) : []
+  const strict = new TextDecoder('utf-8', { fatal: true })
+  for (const [i, word] of args.entries()) {
+    try {
+      strict.decode(word)
+    } catch {
+      return `caduceus: argument ${i + 1} (${JSON.stringify(word.toString('utf8'))}) is not UTF-8 text; give it in UTF-8`
+    }
+  }
+  return null
 }
