@@ -237,4 +237,29 @@ describe('usage errors exit 2, as argparse', () => {
     ).jobs
     expect(Object.fromEntries(jobs.map((j) => [String(j.prompt).split(' ')[1], j.repeat]))).toEqual(G.usage.repeats)
   })
+
+  it("upstream's verbs and flags Caduceus does not have: one line naming what to use instead, exit 2, nothing done", async () => {
+    const h = tmp('cad-more-verbs-upstream-flags-')
+    const oneLine = async (argv: string[], says: RegExp) => {
+      const r = await cli(h, ...argv)
+      expect({ argv, code: r.code, stdout: r.stdout, lines: r.stderr.trimEnd().split('\n').length }).toEqual({
+        argv,
+        code: 2,
+        stdout: '',
+        lines: 1
+      })
+      expect(r.stderr).toMatch(says)
+    }
+    for (const flag of ['--skill', '--script', '--workdir', '--add-skill', '--remove-skill'])
+      await oneLine(['cron', 'create', 'every 1h', 'hi', flag, 'x'], new RegExp(`hermes cron create\\|edit ${flag}`))
+    for (const flag of ['--no-agent', '--agent', '--clear-skills'])
+      await oneLine(['cron', 'edit', 'some-job', flag], new RegExp(`hermes cron create\\|edit ${flag}`))
+    expect(existsSync(join(h, 'cron'))).toBe(false)
+    await oneLine(['profile', 'list'], /--profile NAME .*hermes profile/)
+    await oneLine(['sessions', 'browse'], /caduceus sessions list or sessions search/)
+    // upstream's approval of shell hooks: nothing to approve here, so it is taken
+    expect(await cli(h, 'cron', 'tick', '--accept-hooks')).toMatchObject({ code: 0, stdout: 'No jobs due.\n' })
+    const typo = await cli(h, 'sesions', 'list')
+    expect([typo.code, typo.stderr.split('\n')[0]]).toEqual([2, "caduceus: unknown command 'sesions'"])
+  })
 })

@@ -19,6 +19,7 @@ import type { HostArgs } from './args'
 import { createTurnHost, resolveRoot } from '../compose'
 import { missingKeyReason } from './preflight'
 import { profileHome } from './profile'
+import { UsageError } from './run-args'
 import { errorMessage } from '@shared/contract/errors'
 import { redact } from '../../secrets'
 
@@ -52,7 +53,7 @@ export async function cron(args: HostArgs): Promise<number> {
       case 'create':
       case 'add': {
         // upstream's alias
-        if (!a || !b) throw new Error('cron create needs SCHEDULE and PROMPT')
+        if (!a || !b) throw new UsageError('cron create needs SCHEDULE and PROMPT')
         const job = await createJob(home, {
           schedule: a,
           prompt: b,
@@ -69,7 +70,7 @@ export async function cron(args: HostArgs): Promise<number> {
         return 0
       }
       case 'edit': {
-        if (!a) throw new Error('cron edit needs a job id')
+        if (!a) throw new UsageError('cron edit needs a job id')
         // As `hermes cron edit`: a new schedule schedules a job that is not paused again (a finished one too).
         const job = await editJob(
           home,
@@ -89,7 +90,7 @@ export async function cron(args: HostArgs): Promise<number> {
       }
       case 'pause':
       case 'resume': {
-        if (!a) throw new Error(`cron ${sub} needs a job id`)
+        if (!a) throw new UsageError(`cron ${sub} needs a job id`)
         const job = await setPaused(home, a, sub === 'pause', sub === 'pause' ? 'paused from the CLI' : null)
         // upstream's line (the job's name, then the reference as given), then the job as `cron list` shows it
         print(job, () => `${sub === 'pause' ? 'Paused' : 'Resumed'} job: ${String(job.name ?? a)} (${a})\n${line(job)}`)
@@ -98,7 +99,7 @@ export async function cron(args: HostArgs): Promise<number> {
       case 'remove':
       case 'rm': // upstream's aliases
       case 'delete': {
-        if (!a) throw new Error('cron remove needs a job id')
+        if (!a) throw new UsageError('cron remove needs a job id')
         const job = await removeJob(home, a)
         print(job, () => `Removed job: ${String(job.name ?? a)} (${a})`)
         return 0
@@ -110,12 +111,13 @@ export async function cron(args: HostArgs): Promise<number> {
       case 'tick':
         return await tick(args, profile, home)
       default:
-        console.error(USAGE)
+        console.error(`caduceus cron: unknown verb '${sub}'\n\n${USAGE}`)
         return 2
     }
   } catch (err) {
     console.error(`caduceus cron: ${errorMessage(err)}`)
-    return 1
+    // a missing ID, SCHEDULE or PROMPT is a usage error, as upstream's argparse exits on it
+    return err instanceof UsageError ? 2 : 1
   }
 }
 
@@ -126,7 +128,7 @@ const ranLine = (r: Awaited<ReturnType<typeof runCronJob>>) =>
     : `ran ${r.jobId}: ${r.error}`
 
 async function runNow(args: HostArgs, profile: string, home: string, id: string | undefined): Promise<number> {
-  if (!id) throw new Error('cron run needs a job id')
+  if (!id) throw new UsageError('cron run needs a job id')
   const ref = id.toLowerCase()
   if (!readJobs(home).jobs.some((j) => j.id === id || (typeof j.name === 'string' && j.name.toLowerCase() === ref)))
     throw new Error(`No cron job with id or name ${id}`)

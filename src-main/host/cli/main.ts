@@ -26,7 +26,8 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     args = parseArgs(argv)
   } catch (err) {
-    console.error(`${errorMessage(err)}\n\n${USAGE}`)
+    // a flag refused with its reason stands alone; an unknown or malformed one is followed by the usage
+    console.error(`caduceus: ${errorMessage(err)}${err instanceof UsageError ? '' : `\n\n${USAGE}`}`)
     return 2
   }
   try {
@@ -43,11 +44,17 @@ export async function runCli(argv: string[]): Promise<number> {
         return await (await import('./memory')).memory(args)
       case 'logs':
         return (await import('./logs')).logs(args)
+      case 'profile':
+        // upstream's `hermes profile …`: Caduceus only reads profiles; it manages none of them
+        console.error(
+          'caduceus: there is no profile command; pick one with --profile NAME (-p NAME) on a command, and manage them with `hermes profile list|use|create|…` (Caduceus follows the profile `hermes profile use` makes active)'
+        )
+        return 2
       case undefined:
         console.log(USAGE)
         return 0
       default:
-        console.error(USAGE)
+        console.error(`caduceus: unknown command '${args.positionals[0]}'\n\n${USAGE}`)
         return 2
     }
   } catch (err) {
