@@ -84,6 +84,23 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
     })
   }
 
+  it('rename while another program holds the write lock: the lock is named as such, not as a bad title', async () => {
+    const dir = copy('fidelity')
+    const holder = new Database(join(dir, 'state.db'))
+    process.env.CADUCEUS_WRITE_RETRY_SECONDS = '0.2'
+    try {
+      holder.exec('BEGIN EXCLUSIVE')
+      const r = await inProcess(dir, 'sessions', 'rename', 'live-old', 'a new title')
+      expect([r.code, r.stdout]).toEqual([1, ''])
+      expect(r.stderr).toMatch(
+        /^caduceus: unavailable: The session database of profile 'default' is locked by another program/
+      )
+    } finally {
+      delete process.env.CADUCEUS_WRITE_RETRY_SECONDS
+      holder.close()
+    }
+  })
+
   it('rename resolves a prefix, joins the words, refuses a held title and leaves the titles upstream leaves', async () => {
     const g = G.homes.fidelity!
     const dir = copy('fidelity')
