@@ -55,7 +55,7 @@ if (!process.env.CADUCEUS_FROM_SOURCE && existsSync(built) && !sourcesNewerThan(
   entry = join(root, 'src-main/host/cli/main.ts')
   usage = join(root, 'src-main/host/cli/usage.ts')
 }
-const { USAGE, wantsHelp, oneShotUsageError, nonUtf8Argument } = await import(pathToFileURL(usage).href)
+const { USAGE, helpFor, wantsHelp, oneShotUsageError, nonUtf8Argument } = await import(pathToFileURL(usage).href)
 // An argument whose bytes are not UTF-8 reached us already changed (Node replaced them): refused, one line, exit 2.
 const notText = nonUtf8Argument(process.argv.length - 2)
 if (notText) {
@@ -64,7 +64,7 @@ if (notText) {
 }
 if (wantsHelp(process.argv.slice(2))) {
   // Help needs none of the host (SQLite, provider SDKs): answer before loading it.
-  console.log(USAGE)
+  console.log(helpFor(process.argv.slice(2)))
   process.exit(0)
 }
 // A malformed `run -z` / `-z` line is refused the same way: exit 2, usage on stderr, nothing sent.

@@ -20,16 +20,9 @@ import { createTurnHost, resolveRoot } from '../compose'
 import { missingKeyReason } from './preflight'
 import { profileHome } from './profile'
 import { UsageError } from './run-args'
+import { CRON_USAGE } from './usage'
 import { errorMessage } from '@shared/contract/errors'
 import { redact } from '../../secrets'
-
-const USAGE = `caduceus cron list [--all] [--json]   (paused and finished jobs only with --all, as hermes cron list)
-caduceus cron create|add SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
-caduceus cron edit ID [--schedule S] [--prompt P] [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
-caduceus cron pause|resume|remove|rm|delete|run ID   (cron alone: list)
-caduceus cron status [--json]   whether an upstream gateway fires the jobs, how many are active, the next run
-caduceus cron tick [--json]     run the due jobs once, as the app's scheduler would (same claims and locks), and exit
-  (ID: a job's id, or its name as upstream's cron commands accept it; all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00")`
 
 /** One job as upstream's `hermes cron list` names it (a missing name, display or state filled in as upstream reads it). */
 const line = (raw: RawJob) => {
@@ -111,7 +104,7 @@ export async function cron(args: HostArgs): Promise<number> {
       case 'tick':
         return await tick(args, profile, home)
       default:
-        console.error(`caduceus cron: unknown verb '${sub}'\n\n${USAGE}`)
+        console.error(`caduceus cron: unknown verb '${sub}'\n\n${CRON_USAGE}`)
         return 2
     }
   } catch (err) {

@@ -5,13 +5,13 @@
 import { parseArgs, type HostArgs } from './args'
 import { redact } from '../log'
 import { isOneShot, UsageError } from './run-args'
-import { USAGE, wantsHelp } from './usage'
+import { helpFor, USAGE, wantsHelp } from './usage'
 import { errorMessage } from '@shared/contract/errors'
 
 export async function runCli(argv: string[]): Promise<number> {
   // Asking for help is never an error, whatever else is on the line.
   if (wantsHelp(argv)) {
-    console.log(USAGE)
+    console.log(helpFor(argv))
     return 0
   }
   if (isOneShot(argv)) {

@@ -4,7 +4,7 @@ import { createHost } from '../compose'
 import { formatProblems, formatSessionList, formatSessionShow, formatSearch } from './format'
 import { sessionAdminCli } from './sessions-admin'
 import { call } from './call'
-import { USAGE } from './usage'
+import { helpFor } from './usage'
 import { impliedProfile } from './profile'
 import { UsageError } from './run-args'
 
@@ -37,14 +37,14 @@ export async function sessions(args: HostArgs): Promise<number> {
   const [, sub, arg] = args.positionals
   // `hermes sessions` with no verb prints its help and exits 0
   if (sub === undefined) {
-    console.log(USAGE)
+    console.log(helpFor(['sessions']))
     return 0
   }
   if (sub === 'browse')
     throw new UsageError(
       "sessions browse is upstream's interactive picker; here: caduceus sessions list or sessions search TEXT, then sessions show ID (or the app's Sessions page)"
     )
-  if (!VERBS.has(sub)) throw new UsageError(`unknown sessions verb '${sub}'\n\n${USAGE}`)
+  if (!VERBS.has(sub)) throw new UsageError(`unknown sessions verb '${sub}'\n\n${helpFor(['sessions'])}`)
   // No --profile: the one upstream's CLI would act on (profile.ts), else every profile for list and search.
   args = { ...args, profile: args.profile ?? impliedProfile(args.home) }
   // On the file itself, before any host opens it (repair's case is a file the store may not open).
@@ -115,7 +115,7 @@ export async function sessions(args: HostArgs): Promise<number> {
     } else {
       const code = await sessionAdminCli(host, sub, arg, args)
       if (code !== null) return code
-      console.error(USAGE)
+      console.error(helpFor(['sessions']))
       return 2
     }
     return 0

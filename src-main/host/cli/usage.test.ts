@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { nonUtf8Argument } from './usage'
+import { CRON_USAGE, helpFor, nonUtf8Argument, USAGE } from './usage'
 
 const dir = mkdtempSync(join(tmpdir(), 'cad-cmdline-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -35,5 +35,25 @@ describe('nonUtf8Argument', () => {
     expect(nonUtf8Argument(4, file)).toBeNull()
     expect(nonUtf8Argument(0, file)).toBeNull()
     expect(nonUtf8Argument(2, join(dir, 'absent'))).toBeNull()
+  })
+})
+
+describe('helpFor', () => {
+  const entries = (text: string) => text.split('\n').filter((l) => l.startsWith('  caduceus '))
+  it("prints a command's own entries, one verb's when it has its own, and the note on DIR and profiles", () => {
+    expect(entries(helpFor(['sessions', '--help'])).every((l) => l.startsWith('  caduceus sessions '))).toBe(true)
+    expect(entries(helpFor(['sessions', '--help'])).length).toBeGreaterThan(8)
+    expect(entries(helpFor(['--home', '/h', 'sessions', 'export', '-h']))).toEqual([
+      expect.stringMatching(/^ {2}caduceus sessions export \[OUTPUT\|-\]/)
+    ])
+    expect(entries(helpFor(['-z', 'hi', '--help']))).toEqual([expect.stringMatching(/^ {2}caduceus run -z PROMPT/)])
+    expect(helpFor(['serve', '--help'])).toMatch(/caduceus serve[^]*\n {2}DIR \(--home/)
+    expect(helpFor(['cron', 'create', '--help'])).toBe(CRON_USAGE)
+  })
+
+  it('prints the whole overview for no command, help itself, or a command that does not exist', () => {
+    expect(helpFor(['--help'])).toBe(USAGE)
+    expect(helpFor(['help'])).toBe(USAGE)
+    expect(helpFor(['sesions', '--help'])).toBe(USAGE)
   })
 })

@@ -71,6 +71,43 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   else on default (list and search: on every profile).
 `
 
+/** `caduceus cron`'s own lines, in more detail than the overview's (its --help, and an unknown verb's answer). */
+export const CRON_USAGE = `caduceus cron list [--all] [--json]   (paused and finished jobs only with --all, as hermes cron list)
+caduceus cron create|add SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
+caduceus cron edit ID [--schedule S] [--prompt P] [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
+caduceus cron pause|resume|remove|rm|delete|run ID   (cron alone: list)
+caduceus cron status [--json]   whether an upstream gateway fires the jobs, how many are active, the next run
+caduceus cron tick [--json]     run the due jobs once, as the app's scheduler would (same claims and locks), and exit
+  (ID: a job's id, or its name as upstream's cron commands accept it; all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00";
+  --accept-hooks is taken and changes nothing: Caduceus runs no shell hooks; a job's skills, script, no-agent mode and
+  working folder are set with hermes cron create|edit and run as stored)`
+
+/**
+ * What `--help` prints for the command line it is on, as argparse prints a subcommand's own help: the overview's
+ * entries for that command (for one verb when it has its own: `sessions export --help`), then the note on DIR and
+ * profiles; cron's detailed lines for cron; the whole overview for no command or one that does not exist.
+ */
+export function helpFor(argv: string[]): string {
+  const end = argv.indexOf('--')
+  const words = (end < 0 ? argv : argv.slice(0, end)).filter((w) => !w.startsWith('-'))
+  const lines = USAGE.split('\n')
+  const blocks: string[][] = []
+  let i = lines.findIndex((l) => l.startsWith('  caduceus '))
+  for (; i < lines.length && lines[i] !== ''; i++)
+    if (lines[i]!.startsWith('  caduceus ')) blocks.push([lines[i]!])
+    else blocks.at(-1)!.push(lines[i]!)
+  const footer = lines.slice(i).join('\n')
+  const cmdIndex = words.findIndex((w) => blocks.some((b) => b[0]!.split(/\s+/)[2] === w))
+  // upstream's spelling of a one-shot (`caduceus -z … --help`) is `run`'s
+  if (cmdIndex < 0 && !isOneShot(argv)) return USAGE
+  const cmd = cmdIndex < 0 ? 'run' : words[cmdIndex]!
+  if (cmd === 'cron') return CRON_USAGE
+  const ofCmd = blocks.filter((b) => b[0]!.split(/\s+/)[2] === cmd)
+  const verb = words[cmdIndex + 1]
+  const ofVerb = ofCmd.filter((b) => verb !== undefined && b[0]!.split(/\s+/)[3]?.split('|').includes(verb))
+  return `${lines[0]}\n\n${(ofVerb.length ? ofVerb : ofCmd).flat().join('\n')}\n${footer}`
+}
+
 /** Asking for help is never an error, whatever else is on the line. */
 export function wantsHelp(argv: string[]): boolean {
   // After `--` everything is prompt text (`run -z -- -h` sends "-h").
