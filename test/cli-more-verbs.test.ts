@@ -259,6 +259,9 @@ describe('usage errors exit 2, as argparse', () => {
     await oneLine(['sessions', 'browse'], /caduceus sessions list or sessions search/)
     // upstream's approval of shell hooks: nothing to approve here, so it is taken
     expect(await cli(h, 'cron', 'tick', '--accept-hooks')).toMatchObject({ code: 0, stdout: 'No jobs due.\n' })
+    // --json where a verb prints no JSON: refused, rather than text a script would fail to parse
+    for (const argv of [['memory', 'status'], ['sessions', 'optimize'], ['sessions', 'export', 'out.jsonl'], ['logs']])
+      await oneLine([...argv, '--json'], new RegExp(`^caduceus: ${argv.slice(0, 2).join(' ')} has no --json output`))
     const typo = await cli(h, 'sesions', 'list')
     expect([typo.code, typo.stderr.split('\n')[0]]).toEqual([2, "caduceus: unknown command 'sesions'"])
   })

@@ -8,6 +8,15 @@ import { isOneShot, UsageError } from './run-args'
 import { helpFor, USAGE, wantsHelp } from './usage'
 import { errorMessage } from '@shared/contract/errors'
 
+/** The sessions verbs that print JSON with --json (export writes JSONL as its own format; optimize and repair text). */
+const SESSIONS_JSON = new Set(['list', 'show', 'search', 'import', 'delete', 'rename', 'stats', 'prune', 'archive'])
+
+/** Whether a command prints JSON when asked (`cron`, each of its verbs; memory, logs, serve and api never). */
+function offersJson(command: string, verb: string | undefined): boolean {
+  if (command === 'cron') return true
+  return command === 'sessions' && verb !== undefined && SESSIONS_JSON.has(verb)
+}
+
 export async function runCli(argv: string[]): Promise<number> {
   // Asking for help is never an error, whatever else is on the line.
   if (wantsHelp(argv)) {
@@ -30,8 +39,14 @@ export async function runCli(argv: string[]): Promise<number> {
     console.error(`caduceus: ${errorMessage(err)}${err instanceof UsageError ? '' : `\n\n${USAGE}`}`)
     return 2
   }
+  const [command, verb] = args.positionals
+  if (args.json && command !== undefined && !offersJson(command, verb)) {
+    // a script asking for JSON would otherwise get the text and fail on it, or read nothing
+    console.error(`caduceus: ${[command, verb].filter(Boolean).join(' ')} has no --json output`)
+    return 2
+  }
   try {
-    switch (args.positionals[0]) {
+    switch (command) {
       case 'serve':
         return await (await import('./serve')).serve(args)
       case 'sessions':
