@@ -262,6 +262,8 @@ describe('usage errors exit 2, as argparse', () => {
     // --json where a verb prints no JSON: refused, rather than text a script would fail to parse
     for (const argv of [['memory', 'status'], ['sessions', 'optimize'], ['sessions', 'export', 'out.jsonl'], ['logs']])
       await oneLine([...argv, '--json'], new RegExp(`^caduceus: ${argv.slice(0, 2).join(' ')} has no --json output`))
+    // a flag's value out of the request's range: named, exit 2 (was the request's field and exit 1)
+    await oneLine(['sessions', 'search', 'heater', '--limit', '500'], /^caduceus: --limit: Too big: .*<=200/)
     const typo = await cli(h, 'sesions', 'list')
     expect([typo.code, typo.stderr.split('\n')[0]]).toEqual([2, "caduceus: unknown command 'sesions'"])
   })
