@@ -268,3 +268,19 @@ describe('usage errors exit 2, as argparse', () => {
     expect([typo.code, typo.stderr.split('\n')[0]]).toEqual([2, "caduceus: unknown command 'sesions'"])
   })
 })
+
+describe('a home that cannot be one', () => {
+  it('a file given as the home is named as such in one line, exit 1, for every command', async () => {
+    const file = join(tmp('cad-more-verbs-file-home-'), 'state.db')
+    writeFileSync(file, '')
+    for (const argv of [['sessions', 'list'], ['sessions', 'stats'], ['cron', 'list'], ['memory']]) {
+      const r = await cli(file, ...argv)
+      expect({ argv, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+        argv,
+        code: 1,
+        stdout: '',
+        stderr: `caduceus: the home ${file} (--home) is a file, not a folder\n`
+      })
+    }
+  })
+})

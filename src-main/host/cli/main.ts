@@ -7,6 +7,7 @@ import { redact } from '../log'
 import { isOneShot, UsageError } from './run-args'
 import { helpFor, USAGE, wantsHelp } from './usage'
 import { errorMessage } from '@shared/contract/errors'
+import { statIfExists } from '../../files'
 
 /** The sessions verbs that print JSON with --json (export writes JSONL as its own format; optimize and repair text). */
 const SESSIONS_JSON = new Set(['list', 'show', 'search', 'import', 'delete', 'rename', 'stats', 'prune', 'archive'])
@@ -15,6 +16,21 @@ const SESSIONS_JSON = new Set(['list', 'show', 'search', 'import', 'delete', 're
 function offersJson(command: string, verb: string | undefined): boolean {
   if (command === 'cron') return true
   return command === 'sessions' && verb !== undefined && SESSIONS_JSON.has(verb)
+}
+
+/** The home (--home, else $HERMES_HOME) when it is there and is not a folder: said as such, before anything opens it. */
+function homeNotFolder(flag: string | undefined): string | null {
+  const home = flag || process.env.HERMES_HOME
+  if (!home) return null
+  let st
+  try {
+    st = statIfExists(home)
+  } catch (err) {
+    return `the home ${home} cannot be read: ${errorMessage(err)}`
+  }
+  return st && !st.isDirectory()
+    ? `the home ${home} (${flag ? '--home' : '$HERMES_HOME'}) is a file, not a folder`
+    : null
 }
 
 export async function runCli(argv: string[]): Promise<number> {
@@ -40,6 +56,11 @@ export async function runCli(argv: string[]): Promise<number> {
     return 2
   }
   const [command, verb] = args.positionals
+  const notFolder = homeNotFolder(args.home)
+  if (notFolder) {
+    console.error(`caduceus: ${notFolder}`)
+    return 1
+  }
   if (args.json && command !== undefined && !offersJson(command, verb)) {
     // a script asking for JSON would otherwise get the text and fail on it, or read nothing
     console.error(`caduceus: ${[command, verb].filter(Boolean).join(' ')} has no --json output`)
