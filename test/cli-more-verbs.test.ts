@@ -282,5 +282,10 @@ describe('a home that cannot be one', () => {
         stderr: `caduceus: the home ${file} (--home) is a file, not a folder\n`
       })
     }
+    const oneShot = await cli(file, '-z', 'hello')
+    expect([oneShot.code, oneShot.stderr]).toEqual([
+      1,
+      `caduceus run: the home ${file} (--home) is a file, not a folder\n`
+    ])
   })
 })

@@ -4,7 +4,7 @@
  */
 import { parseArgs, type HostArgs } from './args'
 import { redact } from '../log'
-import { isOneShot, UsageError } from './run-args'
+import { isOneShot, parseRunArgs, UsageError } from './run-args'
 import { helpFor, USAGE, wantsHelp } from './usage'
 import { errorMessage } from '@shared/contract/errors'
 import { statIfExists } from '../../files'
@@ -41,6 +41,8 @@ export async function runCli(argv: string[]): Promise<number> {
   }
   if (isOneShot(argv)) {
     try {
+      const notFolder = homeNotFolder(parseRunArgs(argv).home)
+      if (notFolder) throw new Error(notFolder)
       return await (await import('./run')).runOneShot(argv)
     } catch (err) {
       console.error(`caduceus run: ${redact(errorMessage(err))}`)
