@@ -1,13 +1,10 @@
 // `run -z` / `-z` argument lines through the parser bin/caduceus.mjs checks before the host loads (its
 // oneShotUsageError prefixes the message with "caduceus run: " and exits 2 with the usage; the one-shot itself parses
 // with it too). Representative lines also go through the real entry: test/cli-run.test.ts. Also what --help prints for
-// the command it is on (helpFor) and the refusal of an argument that is not UTF-8 (nonUtf8Argument).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+// the command it is on (helpFor); the refusal of an argument that is not UTF-8 is test/cli-run.test.ts's (a real argv).
+import { describe, expect, it } from 'vitest'
 import { isOneShot, parseRunArgs, UsageError } from './run-args'
-import { CRON_USAGE, helpFor, nonUtf8Argument, USAGE, wantsHelp } from './usage'
+import { CRON_USAGE, helpFor, USAGE, wantsHelp } from './usage'
 
 describe('run -z usage errors (exit 2 before anything is sent)', () => {
   it.each([
@@ -57,40 +54,6 @@ describe('run -z parsing', () => {
     expect(isOneShot(['hi', '-z'])).toBe(true)
     expect(isOneShot(['cron', 'create', '-z'])).toBe(false)
     expect(isOneShot(['--', '-z'])).toBe(false)
-  })
-})
-
-// The arguments' own bytes decide whether one is refused as not UTF-8 (Node's argv strings have lost them).
-const dir = mkdtempSync(join(tmpdir(), 'cad-cmdline-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-/** A cmdline file as the kernel writes it: each word NUL-terminated. */
-const cmdline = (...words: Array<string | Buffer>) => {
-  const file = join(dir, `cmdline-${Math.random()}`)
-  writeFileSync(file, Buffer.concat(words.flatMap((w) => [Buffer.from(w), Buffer.from([0])])))
-  return file
-}
-
-describe('nonUtf8Argument', () => {
-  it('refuses the first argument whose bytes are not UTF-8, naming its place; node and its options are not read', () => {
-    const file = cmdline(
-      Buffer.from([0x6e, 0xff]),
-      '--opt',
-      'bin/caduceus.mjs',
-      'sessions',
-      'rename',
-      'id',
-      Buffer.from([0x74, 0xff, 0x65])
-    )
-    expect(nonUtf8Argument(4, file)).toBe('caduceus: argument 4 ("t\uFFFDe") is not UTF-8 text; give it in UTF-8')
-    expect(nonUtf8Argument(3, file)).toMatch(/^caduceus: argument 3 /)
-  })
-
-  it('takes UTF-8 text, a U+FFFD typed on purpose among it, and an empty argument; no cmdline file refuses nothing', () => {
-    const file = cmdline('node', 'bin/caduceus.mjs', 'sessions', 'search', 'café 東京 \uFFFD', '')
-    expect(nonUtf8Argument(4, file)).toBeNull()
-    expect(nonUtf8Argument(0, file)).toBeNull()
-    expect(nonUtf8Argument(2, join(dir, 'absent'))).toBeNull()
   })
 })
 

@@ -137,11 +137,12 @@ export function oneShotUsageError(argv: string[]): string | null {
  * where they are used); the bytes are read where the kernel keeps them (`/proc/self/cmdline`, Linux). Without that
  * file nothing is refused: a U+FFFD typed on purpose cannot be told from a replaced byte.
  */
-export function nonUtf8Argument(count: number, cmdline = '/proc/self/cmdline'): string | null {
+export function nonUtf8Argument(count: number): string | null {
   let raw: Buffer
   try {
-    raw = readFileSync(cmdline)
+    raw = readFileSync('/proc/self/cmdline')
   } catch {
+    // no /proc (macOS, Windows): the bytes cannot be had, so nothing is refused
     return null
   }
   const words: Buffer[] = []
@@ -156,6 +157,7 @@ export function nonUtf8Argument(count: number, cmdline = '/proc/self/cmdline'): 
     try {
       strict.decode(word)
     } catch {
+      // the strict decoder throws only for bytes that are not UTF-8: this argument is refused
       return `caduceus: argument ${i + 1} (${JSON.stringify(word.toString('utf8'))}) is not UTF-8 text; give it in UTF-8`
     }
   }
