@@ -264,6 +264,9 @@ describe('usage errors exit 2, as argparse', () => {
       await oneLine([...argv, '--json'], new RegExp(`^caduceus: ${argv.slice(0, 2).join(' ')} has no --json output`))
     // a flag's value out of the request's range: named, exit 2 (was the request's field and exit 1)
     await oneLine(['sessions', 'search', 'heater', '--limit', '500'], /^caduceus: --limit: Too big: .*<=200/)
+    const version = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).version as string
+    for (const v of ['--version', '-V', 'version'])
+      expect(await cli(h, v)).toEqual({ code: 0, stdout: `caduceus ${version}\n`, stderr: '' })
     const typo = await cli(h, 'sesions', 'list')
     expect([typo.code, typo.stderr.split('\n')[0]]).toEqual([2, "caduceus: unknown command 'sesions'"])
   })

@@ -5,7 +5,7 @@
 import { parseArgs, type HostArgs } from './args'
 import { redact } from '../log'
 import { isOneShot, parseRunArgs, UsageError } from './run-args'
-import { helpFor, USAGE, wantsHelp } from './usage'
+import { helpFor, USAGE, wantsHelp, wantsVersion } from './usage'
 import { errorMessage } from '@shared/contract/errors'
 import { statIfExists } from '../../files'
 
@@ -37,6 +37,10 @@ export async function runCli(argv: string[]): Promise<number> {
   // Asking for help is never an error, whatever else is on the line.
   if (wantsHelp(argv)) {
     console.log(helpFor(argv))
+    return 0
+  }
+  if (wantsVersion(argv)) {
+    console.log(`caduceus ${(await import('../compose')).appVersion()}`)
     return 0
   }
   if (isOneShot(argv)) {

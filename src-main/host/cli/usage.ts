@@ -64,6 +64,7 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
                                                            hermes memory setup PROVIDER) | built-in memory only
   caduceus memory reset [--target all|memory|user] [--yes]  erase MEMORY.md / USER.md (asks unless --yes)
   caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
+  caduceus --version | -V                                   the version
   caduceus --help | -h                                      this text
 
   DIR (--home, else $HERMES_HOME, else ~/.hermes) is a Hermes root, or a profile's folder <root>/profiles/<name>.
@@ -106,6 +107,11 @@ export function helpFor(argv: string[]): string {
   const verb = words[cmdIndex + 1]
   const ofVerb = ofCmd.filter((b) => verb !== undefined && b[0]!.split(/\s+/)[3]?.split('|').includes(verb))
   return `${lines[0]}\n\n${(ofVerb.length ? ofVerb : ofCmd).flat().join('\n')}\n${footer}`
+}
+
+/** `caduceus --version`, `-V` or `version` (first on the line), as upstream's `hermes` takes them. */
+export function wantsVersion(argv: string[]): boolean {
+  return ['--version', '-V', 'version'].includes(argv[0] ?? '')
 }
 
 /** Asking for help is never an error, whatever else is on the line. */
