@@ -7,11 +7,20 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 // A reader that stops early (`caduceus sessions export - | head`) closes the pipe: the command ends there, quietly
-// (exit 0), as the console's own writes already did, instead of a stack trace for the unhandled EPIPE.
+// (exit 0), instead of a stack trace for the unhandled EPIPE. A server (`serve`, `api`) keeps serving, as it did when
+// only the console wrote to a closed pipe (`caduceus api | head -1` reads the ready line and leaves it running).
+const server = (() => {
+  const argv = process.argv.slice(2)
+  for (let i = 0; i < argv.length; i++) {
+    if (['--home', '--profile', '-p'].includes(argv[i])) i++
+    else if (!argv[i].startsWith('-')) return argv[i] === 'serve' || argv[i] === 'api'
+  }
+  return false
+})()
 for (const stream of [process.stdout, process.stderr])
   stream.on('error', (err) => {
     if (err.code !== 'EPIPE') throw err
-    process.exit(0)
+    if (!server) process.exit(0)
   })
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
