@@ -6,6 +6,23 @@ import { existsSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
+// A reader that stops early (`caduceus sessions export - | head`) closes the pipe: the command ends there, quietly
+// (exit 0), instead of a stack trace for the unhandled EPIPE. A server (`serve`, `api`) keeps serving, as it did when
+// only the console wrote to a closed pipe (`caduceus api | head -1` reads the ready line and leaves it running).
+const server = (() => {
+  const argv = process.argv.slice(2)
+  for (let i = 0; i < argv.length; i++) {
+    if (['--home', '--profile', '-p'].includes(argv[i])) i++
+    else if (!argv[i].startsWith('-')) return argv[i] === 'serve' || argv[i] === 'api'
+  }
+  return false
+})()
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (err) => {
+    if (err.code !== 'EPIPE') throw err
+    if (!server) process.exit(0)
+  })
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const built = join(root, 'out/main/cli.js')
 
@@ -47,10 +64,16 @@ if (!process.env.CADUCEUS_FROM_SOURCE && existsSync(built) && !sourcesNewerThan(
   entry = join(root, 'src-main/host/cli/main.ts')
   usage = join(root, 'src-main/host/cli/usage.ts')
 }
-const { USAGE, wantsHelp, oneShotUsageError } = await import(pathToFileURL(usage).href)
+const { USAGE, helpFor, wantsHelp, oneShotUsageError, nonUtf8Argument } = await import(pathToFileURL(usage).href)
+// An argument whose bytes are not UTF-8 reached us already changed (Node replaced them): refused, one line, exit 2.
+const notText = nonUtf8Argument(process.argv.length - 2)
+if (notText) {
+  console.error(notText)
+  process.exit(2)
+}
 if (wantsHelp(process.argv.slice(2))) {
   // Help needs none of the host (SQLite, provider SDKs): answer before loading it.
-  console.log(USAGE)
+  console.log(helpFor(process.argv.slice(2)))
   process.exit(0)
 }
 // A malformed `run -z` / `-z` line is refused the same way: exit 2, usage on stderr, nothing sent.

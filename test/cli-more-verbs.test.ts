@@ -248,4 +248,58 @@ describe('usage errors exit 2, as argparse', () => {
     ).jobs
     expect(Object.fromEntries(jobs.map((j) => [String(j.prompt).split(' ')[1], j.repeat]))).toEqual(G.usage.repeats)
   })
+
+  it("upstream's verbs and flags Caduceus does not have: one line naming what to use instead, exit 2, nothing done", async () => {
+    const h = tmp('cad-more-verbs-upstream-flags-')
+    const oneLine = async (argv: string[], says: RegExp) => {
+      const r = await cli(h, ...argv)
+      expect({ argv, code: r.code, stdout: r.stdout, lines: r.stderr.trimEnd().split('\n').length }).toEqual({
+        argv,
+        code: 2,
+        stdout: '',
+        lines: 1
+      })
+      expect(r.stderr).toMatch(says)
+    }
+    for (const flag of ['--skill', '--script', '--workdir', '--add-skill', '--remove-skill'])
+      await oneLine(['cron', 'create', 'every 1h', 'hi', flag, 'x'], new RegExp(`hermes cron create\\|edit ${flag}`))
+    for (const flag of ['--no-agent', '--agent', '--clear-skills'])
+      await oneLine(['cron', 'edit', 'some-job', flag], new RegExp(`hermes cron create\\|edit ${flag}`))
+    expect(existsSync(join(h, 'cron'))).toBe(false)
+    await oneLine(['profile', 'list'], /--profile NAME .*hermes profile/)
+    await oneLine(['sessions', 'browse'], /caduceus sessions list or sessions search/)
+    // upstream's approval of shell hooks: nothing to approve here, so it is taken
+    expect(await cli(h, 'cron', 'tick', '--accept-hooks')).toMatchObject({ code: 0, stdout: 'No jobs due.\n' })
+    // --json where a verb prints no JSON: refused, rather than text a script would fail to parse
+    for (const argv of [['memory', 'status'], ['sessions', 'optimize'], ['sessions', 'export', 'out.jsonl'], ['logs']])
+      await oneLine([...argv, '--json'], new RegExp(`^caduceus: ${argv.slice(0, 2).join(' ')} has no --json output`))
+    // a flag's value out of the request's range: named, exit 2 (was the request's field and exit 1)
+    await oneLine(['sessions', 'search', 'heater', '--limit', '500'], /^caduceus: --limit: Too big: .*<=200/)
+    const version = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).version as string
+    for (const v of ['--version', '-V', 'version'])
+      expect(await cli(h, v)).toEqual({ code: 0, stdout: `caduceus ${version}\n`, stderr: '' })
+    const typo = await cli(h, 'sesions', 'list')
+    expect([typo.code, typo.stderr.split('\n')[0]]).toEqual([2, "caduceus: unknown command 'sesions'"])
+  })
+})
+
+describe('a home that cannot be one', () => {
+  it('a file given as the home is named as such in one line, exit 1, for every command', async () => {
+    const file = join(tmp('cad-more-verbs-file-home-'), 'state.db')
+    writeFileSync(file, '')
+    for (const argv of [['sessions', 'list'], ['sessions', 'stats'], ['cron', 'list'], ['memory']]) {
+      const r = await cli(file, ...argv)
+      expect({ argv, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+        argv,
+        code: 1,
+        stdout: '',
+        stderr: `caduceus: the home ${file} (--home) is a file, not a folder\n`
+      })
+    }
+    const oneShot = await cli(file, '-z', 'hello')
+    expect([oneShot.code, oneShot.stderr]).toEqual([
+      1,
+      `caduceus run: the home ${file} (--home) is a file, not a folder\n`
+    ])
+  })
 })

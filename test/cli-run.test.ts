@@ -310,6 +310,42 @@ describe('run -z parses like a shell', { timeout: 120_000 }, () => {
   })
 })
 
+/** The built CLI in a child whose streams the test holds; resolves with its exit code and what it wrote to stderr. */
+function child(argv: string[], opts: { closeStdout?: boolean; shell?: string } = {}) {
+  const c = opts.shell
+    ? spawn('/bin/sh', ['-c', opts.shell, process.execPath, ...argv], { cwd: repo })
+    : spawn(process.execPath, ['bin/caduceus.mjs', ...argv], { cwd: repo })
+  // a reader that stopped reading (`| head` has exited): the pipe is closed before the CLI writes a byte
+  if (opts.closeStdout) c.stdout.destroy()
+  let stdout = ''
+  let stderr = ''
+  c.stdout.on('data', (d: Buffer) => (stdout += String(d)))
+  c.stderr.on('data', (d: Buffer) => (stderr += String(d)))
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) =>
+    c.on('close', (code) => done({ code, stdout, stderr }))
+  )
+}
+
+describe('the binary as a shell runs it', { timeout: 60_000 }, () => {
+  it('ends quietly with exit 0 when its reader closes the pipe (`| head`), with no stack trace', async () => {
+    const dir = home('')
+    writeFileSync(join(dir, 'state.db'), readFileSync(join(repo, 'test/fixtures/upstream/fidelity/home/state.db')))
+    const r = await child(['sessions', 'export', '-', '--home', dir], { closeStdout: true })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+  })
+
+  it('refuses an argument whose bytes are not UTF-8 in one line, exit 2, before acting on it', async () => {
+    const dir = home('')
+    // `--home <dir>/<0xFF>`: Node would read it as U+FFFD and make a folder of that other name
+    const r = await child([dir], { shell: 'exec "$0" bin/caduceus.mjs sessions list --home "$1/$(printf "\\377")"' })
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toMatch(/^caduceus: argument 4 \("[^"]*\uFFFD"\) is not UTF-8 text; give it in UTF-8\n$/)
+    expect(readdirSync(dir)).toEqual(['config.yaml'])
+  })
+})
+
 describe('caduceus api', { timeout: 120_000 }, () => {
   it('refuses a non-loopback --host without a key: non-zero exit, one line, never serves', async () => {
     const dir = home(DEMO)

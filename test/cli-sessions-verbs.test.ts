@@ -84,6 +84,36 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
     })
   }
 
+  it('rename while another program holds the write lock: one line naming the lock, not a bad title; at a terminal a note while it waits', async () => {
+    const dir = copy('fidelity')
+    const holder = new Database(join(dir, 'state.db'))
+    const tty = Object.getOwnPropertyDescriptor(process.stderr, 'isTTY')
+    const locked = /^caduceus: unavailable: The session database of profile 'default' is locked by another program/
+    try {
+      holder.exec('BEGIN EXCLUSIVE')
+      process.env.CADUCEUS_WRITE_RETRY_SECONDS = '0.2'
+      const script = await inProcess(dir, 'sessions', 'rename', 'live-old', 'a new title')
+      expect([script.code, script.stdout, script.stderr.trimEnd().split('\n').length]).toEqual([1, '', 1])
+      expect(script.stderr).toMatch(locked)
+      // a person at a terminal is told why nothing happens before the store gives up
+      process.env.CADUCEUS_WRITE_RETRY_SECONDS = '0.9'
+      Object.defineProperty(process.stderr, 'isTTY', { value: true, configurable: true })
+      const person = await inProcess(dir, 'sessions', 'rename', 'live-old', 'a new title')
+      const [note, error, ...rest] = person.stderr.trimEnd().split('\n')
+      expect([person.code, note, rest]).toEqual([
+        1,
+        "caduceus: state.db of profile 'default' is locked by another program; waiting for it (up to 1 s)…",
+        []
+      ])
+      expect(error).toMatch(locked)
+    } finally {
+      if (tty) Object.defineProperty(process.stderr, 'isTTY', tty)
+      else delete (process.stderr as { isTTY?: boolean }).isTTY
+      delete process.env.CADUCEUS_WRITE_RETRY_SECONDS
+      holder.close()
+    }
+  })
+
   it('rename resolves a prefix, joins the words, refuses a held title and leaves the titles upstream leaves', async () => {
     const g = G.homes.fidelity!
     const dir = copy('fidelity')

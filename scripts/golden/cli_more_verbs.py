@@ -133,6 +133,17 @@ def usage_cases():
                 ["sessions", "prune", "--min-messages", "abc", "--yes"],
                 ["sessions", "prune", "--max-cost", "x", "--yes"],
                 ["cron", "create", "every 1h", "hi", "--repeat", "x"],
+                # a required argument left out, a choice argparse does not offer, an unknown verb or command
+                ["sessions", "delete"],
+                ["sessions", "rename", "some-id"],
+                ["sessions", "export", "-", "--format", "pdf"],
+                ["sessions", "export", "-", "--only", "everything"],
+                ["sessions", "bogus"],
+                ["cron", "create"],
+                ["cron", "edit"],
+                ["cron", "pause"],
+                ["cron", "bogus"],
+                ["bogus"],
             )
         }
         for n in ("0", "-2"):

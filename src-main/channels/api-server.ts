@@ -15,6 +15,7 @@ import { httpErrorOf, type ApiContext, type ChannelGateway } from './context'
 import {
   guardHost,
   guardJsonBody,
+  guardErrorBody,
   guardOrigin,
   HttpError,
   MAX_BODY_BYTES,
@@ -51,7 +52,8 @@ export interface ApiServerOptions {
     decodePath?(
       raw: string | undefined
     ): { ok: true; pathname: string } | { ok: false; status: number; message: string }
-    server?(server: Server): unknown
+    /** `errorBody`: the server's own error shape, for what the guard answers before a request reaches a route. */
+    server?(server: Server, errorBody: (status: number, code: string, message: string) => unknown): unknown
   }
 }
 
@@ -217,7 +219,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       sendError(res, e)
     })
   })
-  opts.guards?.server?.(server)
+  // a 413 before 100 Continue or a request line Node refuses: answered in OpenAI's error shape, as every route is
+  opts.guards?.server?.(server, guardErrorBody)
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject)
     server.listen(settings.port, settings.host, () => {

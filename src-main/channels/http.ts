@@ -62,6 +62,12 @@ function onWire(headers: Record<string, string>): Record<string, string> {
 
 const tooLarge = () => new HttpError(413, 'Request body too large.', 'invalid_request_error', 'body_too_large')
 
+/** A refusal by the host's server-level guard, in OpenAI's error shape (a 413 as the body reader's own). */
+export function guardErrorBody(status: number, code: string, message: string): unknown {
+  const e = status === 413 ? tooLarge() : new HttpError(status, message, 'invalid_request_error', code)
+  return { error: { message: e.message, type: e.type, param: null, code: e.code } }
+}
+
 /**
  * A body sent compressed (`Content-Encoding: gzip`, `deflate` or `br`, as upstream's server takes it), inflated up to
  * `limit` bytes: a body that inflates past it is refused with 413 without ever being held whole.

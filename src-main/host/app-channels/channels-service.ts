@@ -19,7 +19,8 @@ const API_BODY_LIMIT = 10_000_000
 /** The host's shared request guards, handed to the API server (channels/ cannot import host/). */
 export const apiServerGuards = (log: Logger) => ({
   decodePath: safeDecodePath,
-  server: (srv: import('node:http').Server) => guardServer(srv, log, { bodyLimit: API_BODY_LIMIT })
+  server: (srv: import('node:http').Server, errorBody: NonNullable<Parameters<typeof guardServer>[2]>['errorBody']) =>
+    guardServer(srv, log, { bodyLimit: API_BODY_LIMIT, errorBody })
 })
 
 export interface ChannelsService {

@@ -1,4 +1,20 @@
 import { PRUNE_FILTER_FLAGS, PRUNE_TIME_FLAGS } from './prune-flags'
+import { UsageError } from './run-args'
+
+/**
+ * `hermes cron create|edit` flags for the job fields Caduceus runs (job-prompt.ts, run-job.ts) but cannot set from
+ * its CLI: refused with the way to set them rather than as unknown flags.
+ */
+const UPSTREAM_CRON_FIELDS = new Map([
+  ['--skill', 'skills'],
+  ['--add-skill', 'skills'],
+  ['--remove-skill', 'skills'],
+  ['--clear-skills', 'skills'],
+  ['--script', 'script'],
+  ['--no-agent', 'no-agent mode'],
+  ['--agent', 'no-agent mode'],
+  ['--workdir', 'working folder']
+])
 
 /** Flags shared by `npm start`, Electron and `caduceus serve`. */
 export interface HostArgs {
@@ -207,7 +223,15 @@ export function parseArgs(argv: string[]): HostArgs {
         out.repeat = n
         break
       }
+      // upstream's approval of unseen shell hooks (`hermes cron run|tick --accept-hooks`): Caduceus runs no shell
+      // hooks, so there is nothing to approve
+      case '--accept-hooks':
+        break
       default:
+        if (UPSTREAM_CRON_FIELDS.has(flag))
+          throw new UsageError(
+            `${flag}: caduceus cron cannot set a job's ${UPSTREAM_CRON_FIELDS.get(flag)}; set it with \`hermes cron create|edit ${flag}\` (Caduceus runs the job with it as stored)`
+          )
         if (PRUNE_VALUE_FLAGS.has(flag)) {
           out.prune = { ...out.prune, [flag.slice(2)]: value() }
           break

@@ -19,16 +19,10 @@ import type { HostArgs } from './args'
 import { createTurnHost, resolveRoot } from '../compose'
 import { missingKeyReason } from './preflight'
 import { profileHome } from './profile'
+import { UsageError } from './run-args'
+import { CRON_USAGE } from './usage'
 import { errorMessage } from '@shared/contract/errors'
 import { redact } from '../../secrets'
-
-const USAGE = `caduceus cron list [--all] [--json]   (paused and finished jobs only with --all, as hermes cron list)
-caduceus cron create|add SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
-caduceus cron edit ID [--schedule S] [--prompt P] [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
-caduceus cron pause|resume|remove|rm|delete|run ID   (cron alone: list)
-caduceus cron status [--json]   whether an upstream gateway fires the jobs, how many are active, the next run
-caduceus cron tick [--json]     run the due jobs once, as the app's scheduler would (same claims and locks), and exit
-  (ID: a job's id, or its name as upstream's cron commands accept it; all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00")`
 
 /** One job as upstream's `hermes cron list` names it (a missing name, display or state filled in as upstream reads it). */
 const line = (raw: RawJob) => {
@@ -52,7 +46,7 @@ export async function cron(args: HostArgs): Promise<number> {
       case 'create':
       case 'add': {
         // upstream's alias
-        if (!a || !b) throw new Error('cron create needs SCHEDULE and PROMPT')
+        if (!a || !b) throw new UsageError('cron create needs SCHEDULE and PROMPT')
         const job = await createJob(home, {
           schedule: a,
           prompt: b,
@@ -69,7 +63,7 @@ export async function cron(args: HostArgs): Promise<number> {
         return 0
       }
       case 'edit': {
-        if (!a) throw new Error('cron edit needs a job id')
+        if (!a) throw new UsageError('cron edit needs a job id')
         // As `hermes cron edit`: a new schedule schedules a job that is not paused again (a finished one too).
         const job = await editJob(
           home,
@@ -89,7 +83,7 @@ export async function cron(args: HostArgs): Promise<number> {
       }
       case 'pause':
       case 'resume': {
-        if (!a) throw new Error(`cron ${sub} needs a job id`)
+        if (!a) throw new UsageError(`cron ${sub} needs a job id`)
         const job = await setPaused(home, a, sub === 'pause', sub === 'pause' ? 'paused from the CLI' : null)
         // upstream's line (the job's name, then the reference as given), then the job as `cron list` shows it
         print(job, () => `${sub === 'pause' ? 'Paused' : 'Resumed'} job: ${String(job.name ?? a)} (${a})\n${line(job)}`)
@@ -98,7 +92,7 @@ export async function cron(args: HostArgs): Promise<number> {
       case 'remove':
       case 'rm': // upstream's aliases
       case 'delete': {
-        if (!a) throw new Error('cron remove needs a job id')
+        if (!a) throw new UsageError('cron remove needs a job id')
         const job = await removeJob(home, a)
         print(job, () => `Removed job: ${String(job.name ?? a)} (${a})`)
         return 0
@@ -110,12 +104,13 @@ export async function cron(args: HostArgs): Promise<number> {
       case 'tick':
         return await tick(args, profile, home)
       default:
-        console.error(USAGE)
+        console.error(`caduceus cron: unknown verb '${sub}'\n\n${CRON_USAGE}`)
         return 2
     }
   } catch (err) {
     console.error(`caduceus cron: ${errorMessage(err)}`)
-    return 1
+    // a missing ID, SCHEDULE or PROMPT is a usage error, as upstream's argparse exits on it
+    return err instanceof UsageError ? 2 : 1
   }
 }
 
@@ -126,7 +121,7 @@ const ranLine = (r: Awaited<ReturnType<typeof runCronJob>>) =>
     : `ran ${r.jobId}: ${r.error}`
 
 async function runNow(args: HostArgs, profile: string, home: string, id: string | undefined): Promise<number> {
-  if (!id) throw new Error('cron run needs a job id')
+  if (!id) throw new UsageError('cron run needs a job id')
   const ref = id.toLowerCase()
   if (!readJobs(home).jobs.some((j) => j.id === id || (typeof j.name === 'string' && j.name.toLowerCase() === ref)))
     throw new Error(`No cron job with id or name ${id}`)

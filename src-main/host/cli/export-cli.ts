@@ -29,8 +29,11 @@ async function write(chunk: string): Promise<void> {
 
 export async function exportCli(host: Host, profile: string, output: string | undefined, args: HostArgs) {
   const a = args.admin ?? {}
+  // choices upstream's argparse refuses with its usage exit (2)
   if (a.only !== undefined && a.only !== 'user-prompts')
-    throw new CaduceusError('invalid_input', `unknown --only '${a.only}': use user-prompts`)
+    throw new UsageError(`unknown --only '${a.only}': use user-prompts`)
+  if (a.format !== undefined && !['jsonl', 'markdown', 'md', 'qmd', 'html', 'trace'].includes(a.format))
+    throw new UsageError(`unknown export format '${a.format}': use jsonl, markdown, md, qmd, html or trace`)
   const trace = a.format === 'trace'
   if (a.upload)
     throw new UsageError(

@@ -1,9 +1,10 @@
 // `run -z` / `-z` argument lines through the parser bin/caduceus.mjs checks before the host loads (its
 // oneShotUsageError prefixes the message with "caduceus run: " and exits 2 with the usage; the one-shot itself parses
-// with it too). Representative lines also go through the real entry: test/cli-run.test.ts.
+// with it too). Representative lines also go through the real entry: test/cli-run.test.ts. Also what --help prints for
+// the command it is on (helpFor); the refusal of an argument that is not UTF-8 is test/cli-run.test.ts's (a real argv).
 import { describe, expect, it } from 'vitest'
 import { isOneShot, parseRunArgs, UsageError } from './run-args'
-import { USAGE, wantsHelp } from './usage'
+import { CRON_USAGE, helpFor, USAGE, wantsHelp } from './usage'
 
 describe('run -z usage errors (exit 2 before anything is sent)', () => {
   it.each([
@@ -53,5 +54,25 @@ describe('run -z parsing', () => {
     expect(isOneShot(['hi', '-z'])).toBe(true)
     expect(isOneShot(['cron', 'create', '-z'])).toBe(false)
     expect(isOneShot(['--', '-z'])).toBe(false)
+  })
+})
+
+describe('helpFor', () => {
+  const entries = (text: string) => text.split('\n').filter((l) => l.startsWith('  caduceus '))
+  it("prints a command's own entries, one verb's when it has its own, and the note on DIR and profiles", () => {
+    expect(entries(helpFor(['sessions', '--help'])).every((l) => l.startsWith('  caduceus sessions '))).toBe(true)
+    expect(entries(helpFor(['sessions', '--help'])).length).toBeGreaterThan(8)
+    expect(entries(helpFor(['--home', '/h', 'sessions', 'export', '-h']))).toEqual([
+      expect.stringMatching(/^ {2}caduceus sessions export \[OUTPUT\|-\]/)
+    ])
+    expect(entries(helpFor(['-z', 'hi', '--help']))).toEqual([expect.stringMatching(/^ {2}caduceus run -z PROMPT/)])
+    expect(helpFor(['serve', '--help'])).toMatch(/caduceus serve[^]*\n {2}DIR \(--home/)
+    expect(helpFor(['cron', 'create', '--help'])).toBe(CRON_USAGE)
+  })
+
+  it('prints the whole overview for no command, help itself, or a command that does not exist', () => {
+    expect(helpFor(['--help'])).toBe(USAGE)
+    expect(helpFor(['help'])).toBe(USAGE)
+    expect(helpFor(['sesions', '--help'])).toBe(USAGE)
   })
 })

@@ -11,6 +11,7 @@ import { confirm, sessionsByFilter } from './by-filter'
 import { exportCli } from './export-cli'
 import { call } from './call'
 import { profileOf } from './profile'
+import { UsageError } from './run-args'
 
 /** Returns the exit code, or null when `sub` is not an admin subcommand. */
 export async function sessionAdminCli(
@@ -22,7 +23,7 @@ export async function sessionAdminCli(
   const profile = profileOf(args, 'default')
   if (sub === 'export') return await exportCli(host, profile, arg, args)
   if (sub === 'import') {
-    if (!arg) throw new Error('sessions import needs a FILE (upstream JSONL)')
+    if (!arg) throw new UsageError('sessions import needs a FILE (upstream JSONL)')
     if (statSync(arg).size > MAX_IMPORT_BYTES)
       throw new CaduceusError('invalid_input', `import is larger than ${MAX_IMPORT_BYTES} bytes`)
     const summary = await call(host, 'sessions.import', { profile, content: readFileSync(arg, 'utf8') })
@@ -38,7 +39,7 @@ export async function sessionAdminCli(
     return 0
   }
   if (sub === 'delete') {
-    if (!arg) throw new Error('sessions delete needs a session id')
+    if (!arg) throw new UsageError('sessions delete needs a session id')
     // as `hermes sessions delete`: an exact id or a unique prefix, and a y/N question unless --yes
     const yes = args.prune?.yes === true
     if (args.json && !yes) throw new CaduceusError('invalid_input', 'sessions delete --json deletes only with --yes')
@@ -62,7 +63,7 @@ export async function sessionAdminCli(
   if (sub === 'rename') {
     // `hermes sessions rename ID TITLE...`: the words after the id are the title, joined by single spaces
     const words = args.positionals.slice(3)
-    if (!arg || !words.length) throw new Error('sessions rename needs a session id and a title')
+    if (!arg || !words.length) throw new UsageError('sessions rename needs a session id and a title')
     const id = host.stores.get(profile).resolveSessionId(arg)
     if (!id) throw new CaduceusError('not_found', `Session '${arg}' not found.`, 'sessionId')
     const title = words.join(' ')

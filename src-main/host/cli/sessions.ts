@@ -4,8 +4,25 @@ import { createHost } from '../compose'
 import { formatProblems, formatSessionList, formatSessionShow, formatSearch } from './format'
 import { sessionAdminCli } from './sessions-admin'
 import { call } from './call'
-import { USAGE } from './usage'
+import { helpFor } from './usage'
 import { impliedProfile } from './profile'
+import { UsageError } from './run-args'
+
+/** The verbs `caduceus sessions` answers (checked before a host is built for one). */
+const VERBS = new Set([
+  'list',
+  'show',
+  'search',
+  'export',
+  'import',
+  'delete',
+  'rename',
+  'stats',
+  'prune',
+  'archive',
+  'optimize',
+  'repair'
+])
 
 /** The most rows one `sessions.list` request returns (its contract's bound). */
 const LIST_PAGE = 500
@@ -20,9 +37,14 @@ export async function sessions(args: HostArgs): Promise<number> {
   const [, sub, arg] = args.positionals
   // `hermes sessions` with no verb prints its help and exits 0
   if (sub === undefined) {
-    console.log(USAGE)
+    console.log(helpFor(['sessions']))
     return 0
   }
+  if (sub === 'browse')
+    throw new UsageError(
+      "sessions browse is upstream's interactive picker; here: caduceus sessions list or sessions search TEXT, then sessions show ID (or the app's Sessions page)"
+    )
+  if (!VERBS.has(sub)) throw new UsageError(`unknown sessions verb '${sub}'\n\n${helpFor(['sessions'])}`)
   // No --profile: the one upstream's CLI would act on (profile.ts), else every profile for list and search.
   args = { ...args, profile: args.profile ?? impliedProfile(args.home) }
   // On the file itself, before any host opens it (repair's case is a file the store may not open).
@@ -72,13 +94,13 @@ export async function sessions(args: HostArgs): Promise<number> {
       out(page, () => formatSessionList(page.items))
       return problems(page)
     } else if (sub === 'show') {
-      if (!arg) throw new Error('sessions show needs a session id')
+      if (!arg) throw new UsageError('sessions show needs a session id')
       const profile = args.profile ?? 'default'
       const detail = await call(host, 'sessions.get', { profile, sessionId: arg })
       const messages = await call(host, 'sessions.messages', { profile, sessionId: arg, limit: args.limit ?? 1000 })
       out({ ...detail, messages: messages.items }, () => formatSessionShow(detail, messages.items))
     } else if (sub === 'search') {
-      if (!arg) throw new Error('sessions search needs the text to search for')
+      if (!arg) throw new UsageError('sessions search needs the text to search for')
       const result = await call(host, 'sessions.search', {
         profile: args.profile ?? 'all',
         query: arg,
@@ -93,7 +115,7 @@ export async function sessions(args: HostArgs): Promise<number> {
     } else {
       const code = await sessionAdminCli(host, sub, arg, args)
       if (code !== null) return code
-      console.error(USAGE)
+      console.error(helpFor(['sessions']))
       return 2
     }
     return 0

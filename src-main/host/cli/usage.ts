@@ -1,4 +1,5 @@
 // The CLI's usage text, in its own module so `caduceus --help` prints it without loading the host.
+import { readFileSync } from 'node:fs'
 import { isOneShot, parseRunArgs, UsageError } from './run-args'
 export const USAGE = `caduceus — dashboard and agent host for Hermes-style agents
 
@@ -63,12 +64,55 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
                                                            hermes memory setup PROVIDER) | built-in memory only
   caduceus memory reset [--target all|memory|user] [--yes]  erase MEMORY.md / USER.md (asks unless --yes)
   caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
+  caduceus --version | -V                                   the version
   caduceus --help | -h                                      this text
 
   DIR (--home, else $HERMES_HOME, else ~/.hermes) is a Hermes root, or a profile's folder <root>/profiles/<name>.
   Without --profile (-p) a command acts on that profile, else on the one <root>/active_profile names (as hermes does),
   else on default (list and search: on every profile).
 `
+
+/** `caduceus cron`'s own lines, in more detail than the overview's (its --help, and an unknown verb's answer). */
+export const CRON_USAGE = `caduceus cron list [--all] [--json]   (paused and finished jobs only with --all, as hermes cron list)
+caduceus cron create|add SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
+caduceus cron edit ID [--schedule S] [--prompt P] [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
+caduceus cron pause|resume|remove|rm|delete|run ID   (cron alone: list)
+caduceus cron status [--json]   whether an upstream gateway fires the jobs, how many are active, the next run
+caduceus cron tick [--json]     run the due jobs once, as the app's scheduler would (same claims and locks), and exit
+  (ID: a job's id, or its name as upstream's cron commands accept it; all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00";
+  --accept-hooks is taken and changes nothing: Caduceus runs no shell hooks; a job's skills, script, no-agent mode and
+  working folder are set with hermes cron create|edit and run as stored)`
+
+/**
+ * What `--help` prints for the command line it is on, as argparse prints a subcommand's own help: the overview's
+ * entries for that command (for one verb when it has its own: `sessions export --help`), then the note on DIR and
+ * profiles; cron's detailed lines for cron; the whole overview for no command or one that does not exist.
+ */
+export function helpFor(argv: string[]): string {
+  const end = argv.indexOf('--')
+  const words = (end < 0 ? argv : argv.slice(0, end)).filter((w) => !w.startsWith('-'))
+  const lines = USAGE.split('\n')
+  const blocks: string[][] = []
+  let i = lines.findIndex((l) => l.startsWith('  caduceus '))
+  for (; i < lines.length && lines[i] !== ''; i++)
+    if (lines[i]!.startsWith('  caduceus ')) blocks.push([lines[i]!])
+    else blocks.at(-1)!.push(lines[i]!)
+  const footer = lines.slice(i).join('\n')
+  const cmdIndex = words.findIndex((w) => blocks.some((b) => b[0]!.split(/\s+/)[2] === w))
+  // upstream's spelling of a one-shot (`caduceus -z … --help`) is `run`'s
+  if (cmdIndex < 0 && !isOneShot(argv)) return USAGE
+  const cmd = cmdIndex < 0 ? 'run' : words[cmdIndex]!
+  if (cmd === 'cron') return CRON_USAGE
+  const ofCmd = blocks.filter((b) => b[0]!.split(/\s+/)[2] === cmd)
+  const verb = words[cmdIndex + 1]
+  const ofVerb = ofCmd.filter((b) => verb !== undefined && b[0]!.split(/\s+/)[3]?.split('|').includes(verb))
+  return `${lines[0]}\n\n${(ofVerb.length ? ofVerb : ofCmd).flat().join('\n')}\n${footer}`
+}
+
+/** `caduceus --version`, `-V` or `version` (first on the line), as upstream's `hermes` takes them. */
+export function wantsVersion(argv: string[]): boolean {
+  return ['--version', '-V', 'version'].includes(argv[0] ?? '')
+}
 
 /** Asking for help is never an error, whatever else is on the line. */
 export function wantsHelp(argv: string[]): boolean {
@@ -90,4 +134,38 @@ export function oneShotUsageError(argv: string[]): string | null {
   } catch (err) {
     return err instanceof UsageError ? `caduceus run: ${err.message}` : null
   }
+}
+
+/**
+ * The first of the process's last `count` arguments whose bytes are not UTF-8, as a one-line refusal; null when all
+ * are. Node hands argv over as strings with every such byte already replaced by U+FFFD, so `--home` would name
+ * another folder and a title or a prompt would be stored changed (upstream's Python keeps the bytes and refuses them
+ * where they are used); the bytes are read where the kernel keeps them (`/proc/self/cmdline`, Linux). Without that
+ * file nothing is refused: a U+FFFD typed on purpose cannot be told from a replaced byte.
+ */
+export function nonUtf8Argument(count: number): string | null {
+  let raw: Buffer
+  try {
+    raw = readFileSync('/proc/self/cmdline')
+  } catch {
+    // no /proc (macOS, Windows): the bytes cannot be had, so nothing is refused
+    return null
+  }
+  const words: Buffer[] = []
+  for (let start = 0; start < raw.length;) {
+    const end = raw.indexOf(0, start)
+    words.push(raw.subarray(start, end < 0 ? raw.length : end))
+    start = end < 0 ? raw.length : end + 1
+  }
+  const args = count > 0 ? words.slice(-count) : []
+  const strict = new TextDecoder('utf-8', { fatal: true })
+  for (const [i, word] of args.entries()) {
+    try {
+      strict.decode(word)
+    } catch {
+      // the strict decoder throws only for bytes that are not UTF-8: this argument is refused
+      return `caduceus: argument ${i + 1} (${JSON.stringify(word.toString('utf8'))}) is not UTF-8 text; give it in UTF-8`
+    }
+  }
+  return null
 }

@@ -12,7 +12,8 @@
  *   }))
  *   guardServer(server, log, { bodyLimit })              // malformed request lines, timeouts, 100-continue
  *
- * Errors answer with `{ ok: false, error: { code, message } }` and never carry a path or a stack.
+ * Errors answer with `{ ok: false, error: { code, message } }` (a server with its own wire shape, such as the API
+ * server's OpenAI errors, hands guardServer an `errorBody`) and never carry a path or a stack.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
@@ -58,17 +59,22 @@ export function safeDecodePath(raw: string | undefined): DecodedTarget {
   return { ok: true, pathname, query }
 }
 
+/** The JSON body an error is answered with, for a server whose clients read errors in their own shape. */
+export type ErrorBody = (status: number, code: string, message: string) => unknown
+const hostErrorBody: ErrorBody = (_status, code, message) => ({ ok: false, error: { code, message } })
+
 /** Answer with a JSON error once (a no-op if the response already started). */
 export function sendError(
   res: ServerResponse,
   status: number,
   code: string,
   message: string,
-  headers: Record<string, string> = {}
+  headers: Record<string, string> = {},
+  body: ErrorBody = hostErrorBody
 ): void {
   if (res.headersSent || res.writableEnded) return
   res.writeHead(status, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', ...headers })
-  res.end(JSON.stringify({ ok: false, error: { code, message } }))
+  res.end(JSON.stringify(body(status, code, message)))
 }
 
 // After a 413 the rest of an upload is read and dropped (so the client sees the answer, not a reset) — up to this.
@@ -158,14 +164,26 @@ export function guardedListener(
  * Server-level guards: a request Node's parser refuses (bad request line, bad Content-Length, bad headers) gets a
  * plain 400 on that socket only; slow or idle clients are timed out.
  */
-export function guardServer(server: Server, log?: Logger, opts: { bodyLimit?: number } = {}): Server {
+export function guardServer(
+  server: Server,
+  log?: Logger,
+  opts: { bodyLimit?: number; errorBody?: ErrorBody } = {}
+): Server {
+  const body = opts.errorBody ?? hostErrorBody
   // `Expect: 100-continue` with a declared body over the limit: answer 413 before the client sends a byte of it.
   if (opts.bodyLimit !== undefined) {
     const limit = opts.bodyLimit
     server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
       const declared = req.headers['content-length']
       if (declared !== undefined && /^\d{1,15}$/.test(declared) && Number(declared) > limit) {
-        return sendError(res, 413, 'too_large', `request body is over the ${limit}-byte limit`, { connection: 'close' })
+        return sendError(
+          res,
+          413,
+          'too_large',
+          `request body is over the ${limit}-byte limit`,
+          { connection: 'close' },
+          body
+        )
       }
       res.writeContinue()
       server.emit('request', req, res)
@@ -179,10 +197,10 @@ export function guardServer(server: Server, log?: Logger, opts: { bodyLimit?: nu
       log?.debug('http', `client error: ${err.code ?? err.message}`)
     if (!socket.writable || (socket as Socket & { _httpMessage?: unknown })._httpMessage) return void socket.destroy()
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
-    const body = JSON.stringify({ ok: false, error: { code: 'invalid_request', message: 'malformed request' } })
+    const text = JSON.stringify(body(status, 'invalid_request', 'malformed request'))
     socket.end(
       `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
-        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`
     )
   })
   return server
