@@ -129,3 +129,48 @@ describe('import file shapes', () => {
     expect(order.map((s) => s.id)).toEqual(['p', 'edges', 'gw']) // x is p's child
   })
 })
+
+describe('numbers as a file spells them', () => {
+  // upstream's import of each line alone (scripts/golden/import_rules.py numbers.json): what the value is to Python's
+  // json (2.0 a float, -0 the int 0, an int past 2**53 exact) decides what lands — SQLite 3.40's text of the float
+  // upstream binds for content, json.dumps for the JSON it re-dumps, str() for an id
+  const lines = readFileSync(join(gold, 'numbers.jsonl'), 'utf8')
+  const golden = JSON.parse(readFileSync(join(gold, 'numbers.json'), 'utf8')) as {
+    lines: Array<{
+      line: number
+      result: { ok?: boolean; raised?: string }
+      sessions: Array<Record<string, unknown>>
+      messages: Array<Record<string, unknown>>
+    }>
+  }
+  it('stores what upstream stores for each, and refuses the line upstream cannot import', async () => {
+    const { db, summary } = await imported(lines, true)
+    const raised = golden.lines.filter((l) => l.result.raised).map((l) => l.line)
+    expect(summary.imported).toBe(golden.lines.length - raised.length)
+    expect((summary.errors as Array<{ line: number }>).map((e) => e.line)).toEqual(raised)
+    const file = new Database(db, { readonly: true })
+    try {
+      for (const l of golden.lines) {
+        const ids = l.sessions.map((s) => s.id)
+        const sessions = ids.map((id) =>
+          file
+            .prepare('SELECT id, model_config, input_tokens, message_count, tool_call_count FROM sessions WHERE id = ?')
+            .get(id)
+        )
+        expect(sessions, `line ${l.line}`).toEqual(l.sessions)
+        const messages = ids.flatMap((id) =>
+          file
+            .prepare(
+              `SELECT session_id, role, content, typeof(content) AS content_type, tool_calls, token_count,
+                 reasoning_details, codex_reasoning_items, codex_message_items FROM messages WHERE session_id = ?
+                 ORDER BY id`
+            )
+            .all(id)
+        )
+        expect(messages, `line ${l.line}`).toEqual(l.messages)
+      }
+    } finally {
+      file.close()
+    }
+  })
+})

@@ -15,12 +15,12 @@ import type { sessions } from './schema'
 import { dropUsageRows } from './usage-rows'
 import { existingColumns } from './reconcile'
 import { hasIdentity, MessageIdentity } from './message-identity'
-import { parsePyJson, pyJson, pyTruthy, pythonFloat } from '@shared/contract/py-text'
+import { parsePyJson, pyJson, PyNumber, pyStr, pyStrip, pyTruthy, pythonFloat } from '@shared/contract/py-text'
 import { encodeContent } from './content-codec'
 import { INACTIVE_FIELD } from './session-transfer'
 import { normalizeNulRows, nulMessageIds } from './fts-nul'
 import { nowSeconds } from './util'
-import { errorMessage, parseJsonOr } from '@shared/contract/errors'
+import { errorMessage } from '@shared/contract/errors'
 import { CaduceusError } from '@shared/contract'
 
 export interface ImportSummary {
@@ -96,32 +96,50 @@ const yieldNow = () => new Promise<void>((r) => setImmediate(r))
  * upstream's NOT NULL columns refuse it and its whole import fails; here the field's default stands instead.
  */
 function pyFloat(v: unknown): number | null {
-  if (typeof v === 'number') return v
+  if (typeof v === 'number' || v instanceof PyNumber) return Number(v)
   if (typeof v === 'boolean') return v ? 1 : 0
   const n = typeof v === 'string' ? pythonFloat(v) : null
   return n === null || Number.isNaN(n) ? null : n
 }
 /** Python's `int(v)` of a JSON value (a float truncated, a string only as an integer literal), null where it raises. */
 function pyInt(v: unknown): number | null {
+  if (v instanceof PyNumber) v = Number(v)
   if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : null
   if (typeof v === 'boolean') return v ? 1 : 0
   return typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v) ? Number(v) : null
 }
+/** A JSON object (Python's dict): not a list, and not a number kept as a PyNumber. */
+const isDict = (v: unknown): v is Record<string, unknown> =>
+  !!v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof PyNumber)
+
+/** Python's `json.loads` of text (its NaN and Infinity too, numbers as they are spelled), undefined where it raises. */
+function pyLoads(text: string): unknown {
+  try {
+    return parsePyJson(text, true)
+  } catch {
+    return undefined // not JSON: the caller's rule for that
+  }
+}
+
 /** `model_config` as upstream accepts it: a JSON object, or text that parses to one (kept as written). */
 function modelConfig(v: unknown): string | null | false {
   if (v == null) return null
-  if (typeof v === 'string') {
-    const o = parseJsonOr(v, null)
-    return o && typeof o === 'object' && !Array.isArray(o) ? v : false
-  }
-  return typeof v === 'object' && !Array.isArray(v) ? pyJson(v) : false
+  if (typeof v === 'string') return isDict(pyLoads(v)) ? v : false
+  return isDict(v) ? pyJson(v) : false
 }
+
+/**
+ * A record's id as upstream's import reads it, `str(raw.get("id") or "").strip()`: a number or any other JSON value is
+ * its Python text (`42`, `4.0`, `1e+16`, `True`), a false one (0, false, '') none.
+ */
+const sessionIdOf = (v: unknown): string => (pyTruthy(v) ? pyStrip(pyStr(v)) : '')
 
 /** Upstream's per-record checks; the message names the first offending field. */
 function check(v: unknown): string | null {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return 'not a JSON object'
-  const r = v as Record<string, unknown>
-  if (typeof r.id !== 'string' || r.id.trim() === '' || r.id.length > 512) return 'session id is required'
+  if (!isDict(v)) return 'not a JSON object'
+  const r = v
+  const id = sessionIdOf(r.id)
+  if (id === '' || id.length > 512) return 'session id is required'
   for (const f of ['source', 'parent_session_id', ...TEXT])
     if (r[f] != null && typeof r[f] !== 'string') return `${f} must be a string`
   if (modelConfig(r.model_config) === false) return 'model_config must be a JSON object'
@@ -130,8 +148,8 @@ function check(v: unknown): string | null {
     if (!Array.isArray(ms)) return `${key} must be a list`
     if (ms.length > MAX_MESSAGES_PER_SESSION) return `more than ${MAX_MESSAGES_PER_SESSION} messages`
     for (const [i, m] of ms.entries()) {
-      if (!m || typeof m !== 'object' || Array.isArray(m)) return `${key}[${i}] must be an object`
-      const mm = m as Record<string, unknown>
+      if (!isDict(m)) return `${key}[${i}] must be an object`
+      const mm = m
       if (typeof mm.role !== 'string' || !mm.role) return `${key}[${i}].role must be a non-empty string`
       for (const f of MESSAGE_TEXT)
         if (mm[f] != null && typeof mm[f] !== 'string') return `${key}[${i}].${f} must be a string`
@@ -169,7 +187,8 @@ export async function parseJsonlChunked(
     }
     let v: unknown
     try {
-      v = parsePyJson(text) // Python's json tokens too (NaN, Infinity): upstream's export writes them
+      // Python's json tokens too (NaN, Infinity: upstream's export writes them), and each number as Python reads it
+      v = parsePyJson(text, true)
     } catch (err) {
       if (errors.length < 1000) errors.push({ id: `line ${line}`, line, reason: `invalid JSON: ${errorMessage(err)}` })
       continue
@@ -180,16 +199,20 @@ export async function parseJsonlChunked(
       if (errors.length < 1000) errors.push({ id, line, reason: bad })
       continue
     }
-    records.push({ line, rec: v as Record<string, unknown> })
+    records.push({ line, rec: withId(v as Record<string, unknown>) })
   }
   return { records, errors }
 }
+
+/** A record checked by `check`, its id as the text upstream reads it. */
+const withId = (rec: Record<string, unknown>) =>
+  typeof rec.id === 'string' ? rec : { ...rec, id: sessionIdOf(rec.id) }
 
 /** `--lineage` records carry each chain segment whole: restore them as the chain's own sessions. */
 export function expandSegments(records: ParsedRecord[]): ParsedRecord[] {
   return records.flatMap((p) =>
     Array.isArray(p.rec.segments) && p.rec.segments.every((s) => check(s) === null)
-      ? (p.rec.segments as Array<Record<string, unknown>>).map((rec) => ({ line: p.line, rec }))
+      ? (p.rec.segments as Array<Record<string, unknown>>).map((rec) => ({ line: p.line, rec: withId(rec) }))
       : [p]
   )
 }
@@ -203,7 +226,7 @@ const text = (v: unknown) => (typeof v === 'string' ? v : null)
 
 /** A reasoning JSON value: text that parses is re-written as Python writes it, anything else dumped; empty → NULL. */
 function reasoningJson(v: unknown): string | null {
-  if (typeof v === 'string') v = parseJsonOr(v, v) // not JSON: kept as text, dumped as a JSON string as upstream does
+  if (typeof v === 'string') v = pyLoads(v) ?? v // not JSON: kept as text, dumped as a JSON string as upstream does
   return pyTruthy(v) ? pyJson(v) : null
 }
 
