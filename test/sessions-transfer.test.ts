@@ -76,6 +76,20 @@ beforeAll(async () => {
 })
 
 describe('sessions export / import', () => {
+  it('exports the sessions several --session-id name, in that order, in every format that holds a set', async () => {
+    const two = ['--session-id', 'old', '--session-id', 'root']
+    const jsonl = await cli(source, 'sessions', 'export', '-', ...two)
+    expect(
+      jsonl
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id)
+    ).toEqual(['old', 'root'])
+    const html = await cli(source, 'sessions', 'export', '-', ...two, '--format', 'html')
+    expect(html.match(/<!doctype html>/gi)).toHaveLength(1)
+    expect(html.indexOf('an ancient walrus question')).toBeLessThan(html.indexOf('plan the zeppelin route'))
+  })
+
   it('round-trips upstream JSONL into an empty home (created v30), re-import skips all, Markdown has the shape', async () => {
     const jsonl = await cli(source, 'sessions', 'export', '--format', 'jsonl')
     const lines = jsonl
