@@ -1,15 +1,18 @@
 // Import parsing yields to the event loop while it reads a 10 MB file (slices of a few ms; the stall itself is
 // measured in the bench, not asserted here on a shared machine) and rejects bad lines by number. Times no Date can
 // hold are kept as upstream keeps them, and every read and the Markdown export still answer.
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createInterface } from 'node:readline'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MessagePage, SessionDetail, SessionSummary } from '@shared/contract'
 import { SessionStore } from './index'
 import { importBatch, parseJsonlChunked } from './session-import'
 import { toMarkdown } from './session-transfer'
+import { HAS_UPSTREAM } from './test-fixtures/spawn-writer'
 
 describe('parseJsonlChunked', () => {
   it('parses a 10 MB file in slices that let the event loop turn in between', async () => {
@@ -166,4 +169,52 @@ describe('a title another session holds', () => {
     ])
     store.close()
   })
+})
+
+describe('export while upstream writes the session', () => {
+  it.skipIf(!HAS_UPSTREAM)(
+    'each record is one snapshot: its row and its messages agree, every call but the last turn’s has its result',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cad-export-live-'))
+      const path = join(dir, 'state.db')
+      // upstream's own writer, in another process: each message its own transaction, as its agent flushes a turn
+      const writer = spawn('/usr/bin/python3', [
+        join(import.meta.dirname, '../../test/fixtures/upstream-turns.py'),
+        process.env.HERMES_UPSTREAM ?? '/work/upstream',
+        path,
+        'live',
+        '0.6'
+      ])
+      const lines = createInterface({ input: writer.stdout })[Symbol.asyncIterator]()
+      expect((await lines.next()).value).toBe('ready')
+      const done = new Promise<number>((ok) => writer.once('close', (code) => ok(code ?? -1)))
+      let running = true
+      void done.then(() => (running = false))
+      const store = new SessionStore(path)
+      const seen: Array<{ count: unknown; rows: number; unanswered: number }> = []
+      try {
+        while (running) {
+          for (const rec of store.exportSessions({ sessionId: 'live' })) {
+            const answered = new Set(rec.messages.map((m) => m.tool_call_id))
+            const calls = rec.messages.flatMap((m) => (m.tool_calls as Array<{ id: string }> | undefined) ?? [])
+            seen.push({
+              count: rec.message_count,
+              rows: rec.messages.length,
+              unanswered: calls.filter((c) => !answered.has(c.id)).length
+            })
+          }
+          await new Promise((r) => setTimeout(r, 2))
+        }
+        expect(await done).toBe(0)
+      } finally {
+        store.close()
+        rmSync(dir, { recursive: true, force: true })
+      }
+      expect(seen.length).toBeGreaterThan(10)
+      // upstream counts a message in the transaction that writes it: a record read in one snapshot agrees with itself
+      expect(seen.filter((s) => s.count !== s.rows)).toEqual([])
+      // a turn in flight may show its call without the result yet; never more than that one
+      expect(seen.filter((s) => s.unanswered > 1)).toEqual([])
+    }
+  )
 })
