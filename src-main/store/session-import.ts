@@ -435,11 +435,15 @@ function* importSession(
   ].sort((a, b) => (Number(a.m.id) || 0) - (Number(b.m.id) || 0)) // interleaved by their original ids
   for (const { m } of raw)
     for (const k of Object.keys(m)) if (!messageCols.has(k) && !MESSAGE_EXTRAS.has(k)) count(ignored, `messages.${k}`)
-  // upstream's import counts the rows it imports (its export's active ones); Caduceus's own inactive rows,
-  // restored inactive, are not part of the live count (as after upstream's rewind or compaction)
+  // upstream's import counts the rows it imports (its export's active ones). Caduceus's own inactive rows come back
+  // inactive, counted as the exporting home counted them: a rewind (upstream's, Caduceus's) leaves the session's
+  // counts as they were, compaction sets them to the live rows — the record's count says which, when it is one of
+  // those two; anything else is the live rows, as upstream's import counts them
   const live = raw.filter((r) => r.active)
-  row.message_count = live.length
-  row.tool_call_count = live.reduce((n, r) => n + callCount(r.m.tool_calls), 0)
+  const calls = (rows: typeof raw) => rows.reduce((n, r) => n + callCount(r.m.tool_calls), 0)
+  const kept = raw.length > live.length && pyInt(rec.message_count) === raw.length
+  row.message_count = kept ? raw.length : live.length
+  row.tool_call_count = kept && pyInt(rec.tool_call_count) === calls(raw) ? calls(raw) : calls(live)
   // Titles are unique in a home (upstream creates idx_sessions_title_unique on every open): a title another session
   // holds is refused here, not only where that index exists — a home Caduceus created lacks it, and a duplicate
   // there would be resolved by upstream's next open clearing the OLDER session's title.
