@@ -117,7 +117,7 @@ describe('times no Date can hold', () => {
     expect(row('far')).toEqual({ started: 1700000000, ts: 1e13 })
     expect(row('inf')).toEqual({ started: Infinity, ts: Infinity })
     expect(row('nan').started).toBeGreaterThanOrEqual(Math.floor(before))
-    expect(row('nan').ts).toBe(row('nan').started)
+    expect(row('nan').ts).toBeGreaterThanOrEqual(row('nan').started as number) // the import's clock, as below
     expect(row('under').started).toBe(1700000000)
     // every read the app makes still answers in the contract's shape
     const list = store.listSessions({ limit: 10 })
@@ -139,6 +139,41 @@ describe('times no Date can hold', () => {
     expect(md).toContain('## user · Infinity (out of range)')
     expect(md).toContain('## user · 2023-11-14T22:13:21.000Z')
     store.close()
+  })
+})
+
+describe('a message without a usable time', () => {
+  it('gets the import’s clock, kept increasing past the times around it, as upstream’s import stamps it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cad-import-clock-'))
+    const store = new SessionStore(join(dir, 'state.db'), { profile: 'default' })
+    try {
+      const before = Date.now() / 1000
+      const msgs = (...ts: unknown[]) => ts.map((t, i) => ({ role: 'user', content: `m${i}`, timestamp: t }))
+      const summary = await store.importJsonl(
+        [
+          { id: 'past', source: 'cli', started_at: 1e9, messages: msgs(null, 1600000000, undefined, 'soon') },
+          { id: 'future', source: 'cli', started_at: 1e9, messages: msgs(4e9, null) }
+        ]
+          .map((r) => JSON.stringify(r))
+          .join('\n'),
+        10
+      )
+      const after = Date.now() / 1000
+      expect(summary).toMatchObject({ imported: 2, errors: [] })
+      const times = (id: string) => [...store.exportSessions({ sessionId: id })][0]!.messages.map((m) => m.timestamp)
+      // upstream's _insert_message_rows: its clock starts at the time of the insert, and after each message moves to
+      // max(clock + 1e-6, that message's time + 1e-6); a message without a time it can read takes the clock
+      const [t0, t1, t2, t3] = times('past') as number[]
+      expect(t0).toBeGreaterThanOrEqual(before)
+      expect(t0).toBeLessThanOrEqual(after)
+      expect(t1).toBe(1600000000)
+      expect(t2).toBe(Math.max(t0! + 1e-6 + 1e-6, t1! + 1e-6))
+      expect(t3).toBe(t2! + 1e-6)
+      expect(times('future')).toEqual([4e9, 4e9 + 1e-6])
+    } finally {
+      store.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

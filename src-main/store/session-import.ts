@@ -235,7 +235,7 @@ function reasoningJson(v: unknown): string | null {
  * fallback name for `platform_message_id`, `tool_calls` and the reasoning lists NULL when empty. Every row of
  * `messages` is stored active; Caduceus's own inactive rows come back inactive, `compacted` as they were.
  */
-function messageRow(m: Record<string, unknown>, active: boolean, fallbackTime: number): Record<string, unknown> {
+function messageRow(m: Record<string, unknown>, active: boolean, clock: number): Record<string, unknown> {
   const assistant = m.role === 'assistant'
   const row: Record<string, unknown> = {
     role: m.role,
@@ -244,7 +244,7 @@ function messageRow(m: Record<string, unknown>, active: boolean, fallbackTime: n
     tool_calls: pyTruthy(m.tool_calls) ? pyJson(m.tool_calls) : null,
     tool_name: text(m.tool_name),
     effect_disposition: text(m.effect_disposition),
-    timestamp: pyFloat(m.timestamp) ?? fallbackTime,
+    timestamp: pyFloat(m.timestamp) ?? clock,
     token_count: pyInt(m.token_count),
     finish_reason: text(m.finish_reason),
     reasoning: assistant ? text(m.reasoning) : null,
@@ -425,7 +425,6 @@ function* importSession(
     if (prompt)
       stmt(db, 'INSERT OR IGNORE INTO system_prompts(hash, prompt) VALUES (?, ?)').run(row.system_prompt_hash, prompt)
   }
-  const started = Number(row.started_at)
   const raw = [
     ...((rec.messages as Array<Record<string, unknown>> | undefined) ?? []).map((m) => ({ m, active: true })),
     ...((rec[INACTIVE_FIELD] as Array<Record<string, unknown>> | undefined) ?? []).map((m) => ({
@@ -463,9 +462,13 @@ function* importSession(
   let rows = 0
   let chars = 0
   let fresh = false // just paused: a session's first row follows whatever the slice wrote before it
+  // upstream's clock for a row without a time it can read: the insert's time, then past every row's time by 1 µs
+  let clock = nowSeconds()
   for (const { m, active } of raw) {
+    const base = messageRow(m, active, clock)
+    clock = Math.max(clock + 1e-6, Number(base.timestamp) + 1e-6)
     const msg = {
-      ...messageRow(m, active, started),
+      ...base,
       ...identity?.next(String(m.role), m.tool_calls, m.tool_call_id, m, active),
       session_id: id
     }
