@@ -233,19 +233,16 @@ function pyFloatRepr(n: number): string {
   if (!Number.isFinite(n)) return Number.isNaN(n) ? 'nan' : n > 0 ? 'inf' : '-inf'
   if (n === 0) return Object.is(n, -0) ? '-0.0' : '0.0'
   const [mantissa, e] = Math.abs(n).toExponential().split('e') as [string, string]
-  return decimalText(n < 0 ? '-' : '', mantissa.replace('.', ''), Number(e), 16, false)
+  return decimalText(n < 0 ? '-' : '', mantissa.replace('.', ''), Number(e))
 }
 
-/**
- * Digits `d.ddd × 10^exp` in fixed notation when -4 ≤ exp < `fixedBelow`, with a `.0` when whole; otherwise in
- * exponent form with a two-digit exponent at least (`1e-05`; `1.0e-05` with `pointAlways`, SQLite's `%!g`).
- */
-export function decimalText(sign: string, digits: string, exp: number, fixedBelow: number, pointAlways: boolean) {
-  if (exp >= -4 && exp < fixedBelow) {
+/** Digits `d.ddd × 10^exp` as repr writes them: fixed from 1e-4 up to 1e16 (`.0` when whole), else `1e-05`. */
+function decimalText(sign: string, digits: string, exp: number) {
+  if (exp >= -4 && exp < 16) {
     if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`
     return `${sign}${digits.slice(0, exp + 1).padEnd(exp + 1, '0')}.${digits.slice(exp + 1) || '0'}`
   }
-  const head = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : pointAlways ? `${digits}.0` : digits
+  const head = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits
   return `${sign}${head}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`
 }
 

@@ -6,7 +6,8 @@
  */
 
 import { partsText } from '@shared/contract'
-import { decimalText, pyJson, PyNumber } from '@shared/contract/py-text'
+import { pyJson, PyNumber } from '@shared/contract/py-text'
+import { realText } from './real-text'
 import { parseJsonOr } from '@shared/contract/errors'
 
 export const CONTENT_MARKER = '\u0000json:'
@@ -15,8 +16,8 @@ export const CONTENT_MARKER = '\u0000json:'
  * Stored form: scalars as upstream's `_encode_content` binds them into the TEXT column, lists/objects marker-prefixed.
  * The column keeps a bound number as text, in the words of the SQLite that stored it — upstream's (3.40 here), so
  * that is what is written: an int (a whole JS number, a boolean, a PyNumber integer) as its digits, a float (any other
- * number, a PyNumber float such as `2.0`) as SQLite 3.40 prints a double (`realText`), NaN as NULL. The SQLite this
- * process binds a double with would print another text ('0.30000000000000004' for what 3.40 stores as '0.3').
+ * number, a PyNumber float such as `2.0`) as SQLite 3.40 prints a double (real-text.ts), NaN as NULL. The SQLite
+ * this process binds a double with would print another text ('0.30000000000000004' for what 3.40 stores as '0.3').
  */
 export function encodeContent(v: unknown): string | null {
   if (v === null || v === undefined) return null
@@ -31,19 +32,6 @@ export function encodeContent(v: unknown): string | null {
     return String(BigInt(v.text))
   }
   return CONTENT_MARKER + pyJson(v)
-}
-
-/**
- * A double as SQLite 3.40 turns it into text for a TEXT column (its `%!.15g`): 15 significant digits, trailing zeros
- * dropped but a `.0` kept, exponent form below 1e-4 and from 1e15 (`1.0e+15`), infinities `Inf` / `-Inf`, NaN NULL.
- */
-function realText(n: number): string | null {
-  if (Number.isNaN(n)) return null
-  if (!Number.isFinite(n)) return n > 0 ? 'Inf' : '-Inf'
-  if (n === 0) return '0.0'
-  const [mantissa, e] = Math.abs(n).toExponential(14).split('e') as [string, string]
-  const digits = mantissa.replace('.', '').replace(/0+$/, '')
-  return decimalText(n < 0 ? '-' : '', digits, Number(e), 15, true)
 }
 
 /** Reverse of encodeContent; an undecodable marked string is returned raw, like upstream's `_decode_content`. */
