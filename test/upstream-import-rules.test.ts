@@ -154,7 +154,10 @@ describe('numbers as a file spells them', () => {
         const ids = l.sessions.map((s) => s.id)
         const sessions = ids.map((id) =>
           file
-            .prepare('SELECT id, model_config, input_tokens, message_count, tool_call_count FROM sessions WHERE id = ?')
+            .prepare(
+              `SELECT id, model_config, input_tokens, message_count, tool_call_count,
+                 input_tokens || ',' || output_tokens AS tokens_text FROM sessions WHERE id = ?`
+            )
             .get(id)
         )
         expect(sessions, `line ${l.line}`).toEqual(l.sessions)
@@ -162,8 +165,8 @@ describe('numbers as a file spells them', () => {
           file
             .prepare(
               `SELECT session_id, role, content, typeof(content) AS content_type, tool_calls, token_count,
-                 reasoning_details, codex_reasoning_items, codex_message_items FROM messages WHERE session_id = ?
-                 ORDER BY id`
+                 reasoning_details, codex_reasoning_items, codex_message_items,
+                 CAST(token_count AS TEXT) AS token_count_text FROM messages WHERE session_id = ? ORDER BY id`
             )
             .all(id)
         )

@@ -170,6 +170,11 @@ NUMBER_LINES = [
     '{"id": true, "source": "cli", "started_at": 1600000503.0, "messages": []}',
     '{"id": "huge", "source": "cli", "started_at": 1600000504.0, '
     '"messages": [{"role": "user", "content": 18446744073709551616}]}',
+    # counters past 2**53 (kept to the digit), and one past 64 bits (upstream's import fails on it)
+    '{"id": "counters", "source": "cli", "started_at": 1600000505.0, "input_tokens": 9007199254740993, '
+    '"output_tokens": 1e17, "messages": [{"role": "user", "content": "big", "token_count": 9223372036854775807}]}',
+    '{"id": "overflow", "source": "cli", "started_at": 1600000506.0, "input_tokens": 9223372036854775808, '
+    '"messages": []}',
 ]
 
 
@@ -187,18 +192,20 @@ def numbers(tmp: Path, empty: Path):
             result = {"raised": f"{type(e).__name__}: {e}"}
         db.close()
         conn = sqlite3.connect(path)
+        # counters also as text: a JSON reader may hold an integer past 2**53 only approximately
         sessions = [
-            dict(zip(("id", "model_config", "input_tokens", "message_count", "tool_call_count"), r))
+            dict(zip(("id", "model_config", "input_tokens", "message_count", "tool_call_count", "tokens_text"), r))
             for r in conn.execute(
-                "SELECT id, model_config, input_tokens, message_count, tool_call_count FROM sessions ORDER BY id")
+                "SELECT id, model_config, input_tokens, message_count, tool_call_count,"
+                " input_tokens || ',' || output_tokens FROM sessions ORDER BY id")
         ]
         cols = ("session_id", "role", "content", "content_type", "tool_calls", "token_count", "reasoning_details",
-                "codex_reasoning_items", "codex_message_items")
+                "codex_reasoning_items", "codex_message_items", "token_count_text")
         messages = [
             dict(zip(cols, r))
             for r in conn.execute(
                 "SELECT session_id, role, content, typeof(content), tool_calls, token_count, reasoning_details,"
-                " codex_reasoning_items, codex_message_items FROM messages ORDER BY id")
+                " codex_reasoning_items, codex_message_items, CAST(token_count AS TEXT) FROM messages ORDER BY id")
         ]
         conn.close()
         results.append({"line": n + 1, "result": result, "sessions": sessions, "messages": messages})

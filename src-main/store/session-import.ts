@@ -108,6 +108,23 @@ function pyInt(v: unknown): number | null {
   if (typeof v === 'boolean') return v ? 1 : 0
   return typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v) ? Number(v) : null
 }
+/**
+ * `pyInt` as upstream's import binds it: an integer past 2**53 to the digit (a BigInt: Python keeps every digit), and
+ * one past 64 bits an error, as Python's sqlite3 raises binding it (upstream's whole import fails; here the line).
+ */
+function boundInt(v: unknown): number | bigint | null {
+  let big: bigint
+  if (v instanceof PyNumber && !v.isFloat) big = BigInt(v.text)
+  else if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) big = BigInt(v.trim())
+  else {
+    const n = pyInt(v)
+    if (n === null || Number.isSafeInteger(n)) return n
+    big = BigInt(n) // a float's whole value, exact
+  }
+  if (big !== BigInt.asIntN(64, big)) throw new Error('Python int too large to convert to SQLite INTEGER')
+  return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big
+}
+
 /** A JSON object (Python's dict): not a list, and not a number kept as a PyNumber. */
 const isDict = (v: unknown): v is Record<string, unknown> =>
   !!v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof PyNumber)
@@ -245,7 +262,7 @@ function messageRow(m: Record<string, unknown>, active: boolean, clock: number):
     tool_name: text(m.tool_name),
     effect_disposition: text(m.effect_disposition),
     timestamp: pyFloat(m.timestamp) ?? clock,
-    token_count: pyInt(m.token_count),
+    token_count: boundInt(m.token_count),
     finish_reason: text(m.finish_reason),
     reasoning: assistant ? text(m.reasoning) : null,
     reasoning_content: assistant ? text(m.reasoning_content) : null,
@@ -405,7 +422,7 @@ function* importSession(
   row.source = text(rec.source) || 'import'
   row.started_at = pyFloat(rec.started_at) ?? nowSeconds()
   for (const c of TEXT) row[c] = text(rec[c])
-  for (const c of INTS) row[c] = pyInt(rec[c]) ?? 0
+  for (const c of INTS) row[c] = boundInt(rec[c]) ?? 0
   for (const c of FLOATS) row[c] = pyFloat(rec[c])
   row.model_config = modelConfig(rec.model_config) || null
   row.archived = pyTruthy(rec.archived) ? 1 : 0
