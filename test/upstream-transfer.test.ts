@@ -4,7 +4,7 @@
 // was indexed by the system Python's SQLite (3.40); after Caduceus deletes/prunes through its CLI, that SQLite
 // runs upstream's integrity-check on every FTS table and answers upstream's searches.
 import { execFile, execFileSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -303,32 +303,36 @@ describe('round trip: Caduceus export → upstream import → upstream export �
   >
   const KEYS = Object.keys(Object.values(source)[0]!.messages[0]!)
   const SESSION = Object.keys(Object.values(source)[0]!.session)
-  const call = async (host: Host, name: string, input: Record<string, unknown>) =>
+  // one host: the source home as profile `src`, and an empty profile for each hop-4 import
+  let host: Host
+  beforeAll(async () => {
+    const home = homeWith()
+    mkdirSync(join(home, 'profiles', 'src'), { recursive: true })
+    mkdirSync(join(home, 'profiles', 'chain'), { recursive: true })
+    copyFileSync(join(round, 'home.db'), join(home, 'profiles', 'src', 'state.db'))
+    host = await open(home)
+  })
+  afterAll(() => host.close())
+  const call = async (name: string, input: Record<string, unknown>) =>
     ((await host.dispatcher.invoke(name as never, input as never)) as { output: Record<string, any> }).output // eslint-disable-line @typescript-eslint/no-explicit-any
-  /** A home's sessions read back through Caduceus's export (upstream's get_messages shape), as `View`. */
-  const viewOf = async (host: Host): Promise<View> =>
+  /** A profile's sessions read back through Caduceus's export (upstream's get_messages shape), as `View`. */
+  const viewOf = async (profile: string): Promise<View> =>
     Object.fromEntries(
-      lines((await call(host, 'sessions.export', { profile: 'default', format: 'jsonl' })).content).map((r) => [
+      lines((await call('sessions.export', { profile, format: 'jsonl' })).content).map((r) => [
         r.id,
         { session: pick(r, SESSION), messages: r.messages.map((m: Record<string, unknown>) => pick(m, KEYS)) }
       ])
     )
 
   it('hop 1 is still what Caduceus exports of the home, plain and with --lineage', async () => {
-    const host = await open(homeWith('../transfer-round/home.db'))
-    try {
-      for (const [file, lineage] of [
-        ['caduceus-export.jsonl', false],
-        ['caduceus-export-lineage.jsonl', true]
-      ] as const)
-        expect(
-          lines((await call(host, 'sessions.export', { profile: 'default', format: 'jsonl', lineage })).content)
-        ).toEqual(lines(rread(file)))
-    } finally {
-      await host.close()
-    }
+    for (const [file, lineage] of [
+      ['caduceus-export.jsonl', false],
+      ['caduceus-export-lineage.jsonl', true]
+    ] as const)
+      expect(lines((await call('sessions.export', { profile: 'src', format: 'jsonl', lineage })).content)).toEqual(
+        lines(rread(file))
+      )
   })
-
   it('hop 2: upstream stores every live message as the source has it; rewound and compacted rows stay behind', () => {
     const { import: result, sessions } = through.plain
     expect(result).toMatchObject({ ok: true, imported: Object.keys(source).length, detached: 0 })
@@ -346,22 +350,17 @@ describe('round trip: Caduceus export → upstream import → upstream export �
   })
 
   it('hop 4: Caduceus imports upstream’s export as upstream’s own import stored it, message by message', async () => {
-    for (const [file, want] of [
-      ['upstream-export.jsonl', through.plain.sessions],
-      ['upstream-export-lineage.jsonl', through.lineage.sessions]
+    for (const [file, profile, want] of [
+      ['upstream-export.jsonl', 'default', through.plain.sessions],
+      ['upstream-export-lineage.jsonl', 'chain', through.lineage.sessions]
     ] as const) {
-      const host = await open(homeWith())
-      try {
-        const summary = await call(host, 'sessions.import', { profile: 'default', content: rread(file) })
-        expect(summary, file).toMatchObject({ imported: Object.keys(want).length, detached: 0, errors: [] })
-        const got = await viewOf(host)
-        expect(Object.keys(got).sort(), file).toEqual(Object.keys(want).sort())
-        for (const [id, w] of Object.entries(want)) {
-          expect(got[id]!.messages, `${file} ${id}`).toEqual(w.messages)
-          expect(got[id]!.session, `${file} ${id}`).toEqual(w.session)
-        }
-      } finally {
-        await host.close()
+      const summary = await call('sessions.import', { profile, content: rread(file) })
+      expect(summary, file).toMatchObject({ imported: Object.keys(want).length, detached: 0, errors: [] })
+      const got = await viewOf(profile)
+      expect(Object.keys(got).sort(), file).toEqual(Object.keys(want).sort())
+      for (const [id, w] of Object.entries(want)) {
+        expect(got[id]!.messages, `${file} ${id}`).toEqual(w.messages)
+        expect(got[id]!.session, `${file} ${id}`).toEqual(w.session)
       }
     }
   })
