@@ -66,8 +66,9 @@ export async function exportCli(host: Host, profile: string, output: string | un
   })
   // upstream's order: an id wins over filters, and a dry run still exports it; several ids are a selection, in the
   // order given, each once (upstream takes one --session-id)
-  if (asked.length === 1) sessionId = asked[0]
-  else if (asked.length > 1) ids = [...new Set(asked)]
+  const distinct = [...new Set(asked)]
+  if (distinct.length === 1) sessionId = distinct[0]
+  else if (distinct.length > 1) ids = distinct
   else if (olderThanDays === null) {
     const rows = store.exportCandidates(filter)
     if (dryRun) {
