@@ -76,24 +76,6 @@ beforeAll(async () => {
 })
 
 describe('sessions export / import', () => {
-  it('exports the sessions several --session-id name, in that order, as one set (here one HTML page)', async () => {
-    const html = await cli(
-      source,
-      'sessions',
-      'export',
-      '-',
-      '--session-id',
-      'old',
-      '--session-id',
-      'root',
-      '--format',
-      'html'
-    )
-    expect(html.match(/<!doctype html>/gi)).toHaveLength(1)
-    expect(html.indexOf('an ancient walrus question')).toBeGreaterThan(-1)
-    expect(html.indexOf('an ancient walrus question')).toBeLessThan(html.indexOf('plan the zeppelin route'))
-  })
-
   it('round-trips upstream JSONL into an empty home (created v30), re-import skips all, Markdown has the shape', async () => {
     const jsonl = await cli(source, 'sessions', 'export', '--format', 'jsonl')
     const lines = jsonl

@@ -112,6 +112,22 @@ describe('export of an upstream-written home', () => {
     for (const r of exported) expect(r.messages.every((m: { active: number }) => m.active === 1)).toBe(true)
   })
 
+  it('through the CLI, --session-id given more than once exports those sessions in that order (one HTML page)', async () => {
+    const out = join(homeWith(), 'two.html')
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+    try {
+      const args = parseArgs(['--session-id', 's-mm', '--session-id', 's-to', '--format', 'html'])
+      expect(await sessionAdminCli(host, 'export', out, args)).toBe(0)
+      expect(log.mock.calls.map((c) => String(c[0]))).toEqual([`Exported 2 sessions to ${out} (HTML)`])
+    } finally {
+      log.mockRestore()
+    }
+    const html = readFileSync(out, 'utf8')
+    expect(html.match(/<!doctype html>/gi)).toHaveLength(1)
+    expect(html.indexOf('theater poster')).toBeGreaterThan(-1)
+    expect(html.indexOf('theater poster')).toBeLessThan(html.indexOf('check the heater logs'))
+  })
+
   it('matches, message by message, the export upstream imported and read back identically (golden)', () => {
     const golden = new Map(lines(read('caduceus-export.jsonl')).map((r) => [r.id, r]))
     for (const r of exported) {

@@ -218,7 +218,7 @@ describe('export while upstream writes the session', () => {
         process.env.HERMES_UPSTREAM ?? '/work/upstream',
         path,
         'live',
-        '0.6'
+        '0.4'
       ])
       const lines = createInterface({ input: writer.stdout })[Symbol.asyncIterator]()
       expect((await lines.next()).value).toBe('ready')
