@@ -175,6 +175,9 @@ NUMBER_LINES = [
     '"output_tokens": 1e17, "messages": [{"role": "user", "content": "big", "token_count": 9223372036854775807}]}',
     '{"id": "overflow", "source": "cli", "started_at": 1600000506.0, "input_tokens": 9223372036854775808, '
     '"messages": []}',
+    # counters as text Python's int() reads: a sign, spaces around
+    '{"id": "signed", "source": "cli", "started_at": 1600000507.0, "input_tokens": "+5", "output_tokens": " 6 ", '
+    '"messages": [{"role": "user", "content": "signed", "token_count": " +7 "}]}',
 ]
 
 
