@@ -115,7 +115,7 @@ function pyInt(v: unknown): number | null {
 function boundInt(v: unknown): number | bigint | null {
   let big: bigint
   if (v instanceof PyNumber && !v.isFloat) big = BigInt(v.text)
-  else if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) big = BigInt(v.trim().replace(/^\+/, ''))
+  else if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) big = BigInt(v.trim())
   else {
     const n = pyInt(v)
     if (n === null || Number.isSafeInteger(n)) return n
