@@ -11,9 +11,11 @@ import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Message, TurnFinished } from '@shared/contract'
 import { classifyRow } from '@shared/contract/notice-rows'
+import { rowSummary } from '@shared/contract'
 import type { LogRecord } from '@shared/contract/log'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
+import { SessionStore } from '../src-main/store'
 import { startScriptedProvider } from '../src-main/agent/scripted'
 import { startApiServer } from '../src-main/channels'
 import { apiConversations } from '../src-main/host/app-channels'
@@ -339,6 +341,22 @@ describe('a home on the newest upstream schema (v31, NousResearch/hermes-agent)'
       expect(md.content.match(/<details><summary>Compaction summary/g)).toHaveLength(1)
     })
   }, 30_000)
+
+  it("a resumed continuation merges upstream's flagged summary and the user's next turn, the turn still the user's", () => {
+    // the continuation opens with the summary upstream flagged, then the user's question: two user turns, which the
+    // history sent to a model runs together — flagged as holding a summary, the question kept apart from it
+    const store = new SessionStore(join(home(), 'state.db'))
+    try {
+      const [first, next] = store.getMessagesAsConversation(TIP, { repairAlternation: true })
+      expect(first!.compressedSummary).toBe(true)
+      expect(rowSummary('user', first!.content, first!.compressedSummary)?.kept).toBe(
+        'Now file the quarterly VAT return'
+      )
+      expect(next!.role).toBe('assistant')
+    } finally {
+      store.close()
+    }
+  })
 
   it('writes keep working beside a CJK index whose tokenizer is missing, as upstream itself keeps them', async () => {
     const dir = home()

@@ -155,6 +155,21 @@ describe('sessions.exportSet', () => {
     expect(work.filename).toBe('caduceus-work-shown-1.md')
     expect(work.content).toMatch(/^# Title w1/)
   })
+
+  it('exports a selection across profiles as one HTML page, as a single session exports', async () => {
+    const out = await call<{ filename: string; mime: string; content: string; count: number }>('sessions.exportSet', {
+      format: 'html',
+      sessions: [
+        { profile: 'default', sessionId: 'd1' },
+        { profile: 'work', sessionId: 'w1' }
+      ]
+    })
+    expect(out).toMatchObject({ filename: 'caduceus-all-selected-2.html', mime: 'text/html', count: 2 })
+    expect(out.content.match(/<!doctype html>/gi)).toHaveLength(1) // one page, a section per session
+    expect(out.content).toContain('hello from d1')
+    expect(out.content).toContain('hello from w1')
+    expect(out.content.indexOf('hello from d1')).toBeLessThan(out.content.indexOf('hello from w1'))
+  })
 })
 
 describe('sessions.exportSet with lineage (the list shows a compression chain as one row)', () => {

@@ -126,6 +126,11 @@ describe('sessions export / import', () => {
         .get()
     ).toEqual({ prompt: 'You are helpful.' })
     expect(db.prepare("SELECT count(*) AS n FROM messages WHERE session_id = 'root'").get()).toEqual({ n: 4 })
+    // the rewound row comes back inactive and still counted, as the session counted it (a rewind leaves the counts)
+    expect(db.prepare("SELECT message_count, tool_call_count FROM sessions WHERE id = 'root'").get()).toEqual({
+      message_count: root.message_count,
+      tool_call_count: root.tool_call_count
+    })
     db.close()
 
     const host = await createHost({

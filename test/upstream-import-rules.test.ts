@@ -9,6 +9,7 @@ import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createHost } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
+import { SessionStore } from '../src-main/store'
 import { ftsIntegrity, hasSystemPython } from './support/fts-integrity'
 
 const gold = join(resolve(import.meta.dirname, '..'), 'test/fixtures/upstream/import-rules')
@@ -127,5 +128,59 @@ describe('import file shapes', () => {
     // gw's exported last_activity_at (T + 5000) is the exporting machine's; its last message is T + 2
     expect(order.find((s) => s.id === 'gw')!.lastActiveAt).toBe(1_600_000_002)
     expect(order.map((s) => s.id)).toEqual(['p', 'edges', 'gw']) // x is p's child
+  })
+})
+
+describe('numbers as a file spells them', () => {
+  // upstream's import of each line alone (scripts/golden/import_rules.py numbers.json): what the value is to Python's
+  // json (2.0 a float, -0 the int 0, an int past 2**53 exact) decides what lands — SQLite 3.40's text of the float
+  // upstream binds for content, json.dumps for the JSON it re-dumps, str() for an id
+  const lines = readFileSync(join(gold, 'numbers.jsonl'), 'utf8')
+  const golden = JSON.parse(readFileSync(join(gold, 'numbers.json'), 'utf8')) as {
+    lines: Array<{
+      line: number
+      result: { ok?: boolean; raised?: string }
+      sessions: Array<Record<string, unknown>>
+      messages: Array<Record<string, unknown>>
+    }>
+  }
+  it('stores what upstream stores for each, and refuses the line upstream cannot import', async () => {
+    // the store's import, which the host's sessions.import runs (no host to start: the rules are the store's)
+    const home = mkdtempSync(join(tmpdir(), 'cad-import-numbers-'))
+    dirs.push(home)
+    const db = join(home, 'state.db')
+    copyFileSync(join(gold, 'empty.db'), db)
+    const store = new SessionStore(db)
+    const summary = await store.importJsonl(lines, 100).finally(() => store.close())
+    const raised = golden.lines.filter((l) => l.result.raised).map((l) => l.line)
+    expect(summary.imported).toBe(golden.lines.length - raised.length)
+    expect((summary.errors as Array<{ line: number }>).map((e) => e.line)).toEqual(raised)
+    const file = new Database(db, { readonly: true })
+    try {
+      for (const l of golden.lines) {
+        const ids = l.sessions.map((s) => s.id)
+        const sessions = ids.map((id) =>
+          file
+            .prepare(
+              `SELECT id, model_config, input_tokens, message_count, tool_call_count,
+                 input_tokens || ',' || output_tokens AS tokens_text FROM sessions WHERE id = ?`
+            )
+            .get(id)
+        )
+        expect(sessions, `line ${l.line}`).toEqual(l.sessions)
+        const messages = ids.flatMap((id) =>
+          file
+            .prepare(
+              `SELECT session_id, role, content, typeof(content) AS content_type, tool_calls, token_count,
+                 reasoning_details, codex_reasoning_items, codex_message_items,
+                 CAST(token_count AS TEXT) AS token_count_text FROM messages WHERE session_id = ? ORDER BY id`
+            )
+            .all(id)
+        )
+        expect(messages, `line ${l.line}`).toEqual(l.messages)
+      }
+    } finally {
+      file.close()
+    }
   })
 })

@@ -4,7 +4,7 @@
 // was indexed by the system Python's SQLite (3.40); after Caduceus deletes/prunes through its CLI, that SQLite
 // runs upstream's integrity-check on every FTS table and answers upstream's searches.
 import { execFile, execFileSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -110,6 +110,22 @@ describe('export of an upstream-written home', () => {
     expect(rw.messages.map((m: { content: string }) => m.content)).toEqual(['first question', 'first answer'])
     expect(rw.caduceus_inactive_messages.map((m: { active: number }) => m.active)).toEqual([0, 0])
     for (const r of exported) expect(r.messages.every((m: { active: number }) => m.active === 1)).toBe(true)
+  })
+
+  it('through the CLI, --session-id given more than once exports those sessions in that order (one HTML page)', async () => {
+    const out = join(homeWith(), 'two.html')
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+    try {
+      const args = parseArgs(['--session-id', 's-mm', '--session-id', 's-to', '--format', 'html'])
+      expect(await sessionAdminCli(host, 'export', out, args)).toBe(0)
+      expect(log.mock.calls.map((c) => String(c[0]))).toEqual([`Exported 2 sessions to ${out} (HTML)`])
+    } finally {
+      log.mockRestore()
+    }
+    const html = readFileSync(out, 'utf8')
+    expect(html.match(/<!doctype html>/gi)).toHaveLength(1)
+    expect(html.indexOf('theater poster')).toBeGreaterThan(-1)
+    expect(html.indexOf('theater poster')).toBeLessThan(html.indexOf('check the heater logs'))
   })
 
   it('matches, message by message, the export upstream imported and read back identically (golden)', () => {
@@ -287,4 +303,81 @@ describe.skipIf(!hasPython)('delete and prune on a home the system Python indexe
       expect(eyes.search).toEqual(want.search)
     }
   )
+})
+
+// The whole trip on a home with reasoning, a multimodal turn, rewound and compacted rows, a compression chain with a
+// delegate child and a running grandchild (scripts/golden/transfer_round.py): hop 1 Caduceus's export, hop 2 upstream's
+// import of it, hop 3 upstream's export of that home, hop 4 Caduceus's import of hop 3 — compared message by message.
+describe('round trip: Caduceus export → upstream import → upstream export → Caduceus import', () => {
+  const round = join(repo, 'test/fixtures/upstream/transfer-round')
+  const rread = (f: string) => readFileSync(join(round, f), 'utf8')
+  type View = Record<string, { session: Record<string, unknown>; messages: Array<Record<string, unknown>> }>
+  const source = JSON.parse(rread('source-view.json')) as View
+  const through = JSON.parse(rread('through-upstream.json')) as Record<
+    'plain' | 'lineage',
+    { import: Record<string, unknown>; sessions: View }
+  >
+  const KEYS = Object.keys(Object.values(source)[0]!.messages[0]!)
+  const SESSION = Object.keys(Object.values(source)[0]!.session)
+  // one host: the source home as profile `src`, and an empty profile for each hop-4 import
+  let host: Host
+  beforeAll(async () => {
+    const home = homeWith()
+    mkdirSync(join(home, 'profiles', 'src'), { recursive: true })
+    mkdirSync(join(home, 'profiles', 'chain'), { recursive: true })
+    copyFileSync(join(round, 'home.db'), join(home, 'profiles', 'src', 'state.db'))
+    host = await open(home)
+  })
+  afterAll(() => host.close())
+  const call = async (name: string, input: Record<string, unknown>) =>
+    ((await host.dispatcher.invoke(name as never, input as never)) as { output: Record<string, any> }).output // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** A profile's sessions read back through Caduceus's export (upstream's get_messages shape), as `View`. */
+  const viewOf = async (profile: string): Promise<View> =>
+    Object.fromEntries(
+      lines((await call('sessions.export', { profile, format: 'jsonl' })).content).map((r) => [
+        r.id,
+        { session: pick(r, SESSION), messages: r.messages.map((m: Record<string, unknown>) => pick(m, KEYS)) }
+      ])
+    )
+
+  it('hop 1 is still what Caduceus exports of the home, plain and with --lineage', async () => {
+    for (const [file, lineage] of [
+      ['caduceus-export.jsonl', false],
+      ['caduceus-export-lineage.jsonl', true]
+    ] as const)
+      expect(lines((await call('sessions.export', { profile: 'src', format: 'jsonl', lineage })).content)).toEqual(
+        lines(rread(file))
+      )
+  })
+  it('hop 2: upstream stores every live message as the source has it; rewound and compacted rows stay behind', () => {
+    const { import: result, sessions } = through.plain
+    expect(result).toMatchObject({ ok: true, imported: Object.keys(source).length, detached: 0 })
+    for (const [id, s] of Object.entries(source)) {
+      expect(sessions[id]!.messages, id).toEqual(s.messages.filter((m) => m.active === 1))
+      // upstream's import counts the rows it imported: a rewind had left the rewound rows in the source's counts
+      const counts = id === 'r-main' ? { message_count: 7, tool_call_count: 2 } : {}
+      expect(sessions[id]!.session, id).toEqual({ ...s.session, ...counts })
+    }
+    // with --lineage upstream keeps the tip's record whole (its segments unread): the chain is one session there
+    const chain = through.lineage.sessions
+    expect(Object.keys(chain).sort()).toEqual(['dk', 'dk2', 'k3', 'r-compact', 'r-main'])
+    expect(chain.k3!.messages.map((m) => m.content)).toEqual(['chain one', 'chain two', 'chain three'])
+    expect([chain.k3!.session.parent_session_id, chain.dk!.session.parent_session_id]).toEqual([null, null])
+  })
+
+  it('hop 4: Caduceus imports upstream’s export as upstream’s own import stored it, message by message', async () => {
+    for (const [file, profile, want] of [
+      ['upstream-export.jsonl', 'default', through.plain.sessions],
+      ['upstream-export-lineage.jsonl', 'chain', through.lineage.sessions]
+    ] as const) {
+      const summary = await call('sessions.import', { profile, content: rread(file) })
+      expect(summary, file).toMatchObject({ imported: Object.keys(want).length, detached: 0, errors: [] })
+      const got = await viewOf(profile)
+      expect(Object.keys(got).sort(), file).toEqual(Object.keys(want).sort())
+      for (const [id, w] of Object.entries(want)) {
+        expect(got[id]!.messages, `${file} ${id}`).toEqual(w.messages)
+        expect(got[id]!.session, `${file} ${id}`).toEqual(w.session)
+      }
+    }
+  })
 })

@@ -116,6 +116,12 @@ test('export selected downloads exactly those sessions; Export with no selection
     .split('\n')
     .map((l) => JSON.parse(l).id as string)
   expect(ids.sort()).toEqual(keys.map((k) => split(k).sessionId).sort())
+  // the same selection as one HTML page, as a single session downloads
+  const [page1] = await Promise.all([page.waitForEvent('download'), page.getByTestId('bulk-export-html').click()])
+  expect(page1.suggestedFilename()).toMatch(/-selected-3\.html$/)
+  const html = readFileSync(await page1.path(), 'utf8')
+  expect(html.match(/<!doctype html>/gi)).toHaveLength(1)
+  for (const k of keys) expect(html).toContain(split(k).sessionId)
 
   // no selection: the toolbar exports what the filters show (a source filter here), and says so
   await page.keyboard.press('Escape')

@@ -13,6 +13,12 @@ Writes test/fixtures/upstream/import-rules/:
   upstream.json  upstream's import_sessions of input.jsonl (each id once: the first line that has it) into a copy
                  of empty.db: its result, every column of every row it wrote (message ids left out), and the FTS
                  integrity-check of each index
+  numbers.jsonl  lines written by hand, not by json.dumps, so each number keeps the spelling a file may have
+                 (2.0, 1e3, -0, -0.0, 1.50, 1e999, an int past 2**53 and one past 2**64, NaN): as content, inside the
+                 JSON upstream re-dumps (tool_calls, model_config, the reasoning columns) and as a session id
+  numbers.json   upstream's import_sessions of each line of numbers.jsonl alone into a copy of empty.db (its
+                 import is all or nothing, so one line's failure is that line's): the result, or the exception
+                 it raised, and the columns those values land in, with SQLite's storage class of `content`
 """
 import json
 import os
@@ -138,6 +144,78 @@ def records():
     return [gw, edges, rec("x", "p", title="first"), rec("p"), rec("x", title="second")]
 
 
+# Each line as a file may spell it; upstream's json.loads reads 2.0 and 1e3 as floats, -0 as the int 0.
+NUMBER_LINES = [
+    '{"id": "nums", "source": "cli", "started_at": 1600000300.0, "input_tokens": 2.0e3, '
+    '"model_config": {"temperature": 1.0, "top_p": 1e0, "n": 2, "big": 9007199254740993}, "messages": ['
+    + ", ".join(
+        '{"role": "user", "content": %s, "timestamp": %d}' % (lit, T + 301 + i)
+        for i, lit in enumerate(
+            ["2.0", "1e3", "-0", "-0.0", "1.50", "0.1", "0.30000000000000004", "1e15", "1e16", "1e-7",
+             "0.00001", "123456789012345.6", "999999999999999.9", "1.7976931348623157e308", "5e-324",
+             "9007199254740993", "-9223372036854775808", "1e999", "-1e999", "NaN", "true", "false", "null",
+             # where SQLite's extended-precision digits part from a correctly rounded 15: its 15th digit differs
+             "4.210296193081385e+210", "3057069747037025.0", "7.771400548145935e-288", "-6.217384746917695e15",
+             '{"a": 1.0, "b": [2.0, 1e3, -0.0, 0.5]}', "[]", "{}"]
+        )
+    )
+    + ', {"role": "assistant", "content": "calls", "timestamp": 1600000400.0, "token_count": 3.0, '
+    '"tool_calls": [{"id": "n1", "type": "function", "index": 0.0, "function": {"name": "f", "arguments": "{}"}}], '
+    '"reasoning_details": "[{\\"a\\": 1.0, \\"b\\": NaN}]", "codex_reasoning_items": [1e3, 2.50], '
+    '"codex_message_items": [{"n": -0.0}]}'
+    ', {"role": "tool", "content": 7.0, "timestamp": 1600000401.0, "tool_call_id": "n1"}]}',
+    '{"id": 42, "source": "cli", "started_at": 1600000500.0, "messages": [{"role": "user", "content": "int id"}]}',
+    '{"id": 4.0, "source": "cli", "started_at": 1600000501.0, "messages": [{"role": "user", "content": "float id"}]}',
+    '{"id": 1e16, "source": "cli", "started_at": 1600000502.0, "messages": []}',
+    '{"id": true, "source": "cli", "started_at": 1600000503.0, "messages": []}',
+    '{"id": "huge", "source": "cli", "started_at": 1600000504.0, '
+    '"messages": [{"role": "user", "content": 18446744073709551616}]}',
+    # counters past 2**53 (kept to the digit), and one past 64 bits (upstream's import fails on it)
+    '{"id": "counters", "source": "cli", "started_at": 1600000505.0, "input_tokens": 9007199254740993, '
+    '"output_tokens": 1e17, "messages": [{"role": "user", "content": "big", "token_count": 9223372036854775807}]}',
+    '{"id": "overflow", "source": "cli", "started_at": 1600000506.0, "input_tokens": 9223372036854775808, '
+    '"messages": []}',
+    # counters as text Python's int() reads: a sign, spaces around
+    '{"id": "signed", "source": "cli", "started_at": 1600000507.0, "input_tokens": "+5", "output_tokens": " 6 ", '
+    '"messages": [{"role": "user", "content": "signed", "token_count": " +7 "}]}',
+]
+
+
+def numbers(tmp: Path, empty: Path):
+    (OUT / "numbers.jsonl").write_text("".join(line + "\n" for line in NUMBER_LINES), encoding="utf-8")
+    results = []
+    for n, line in enumerate(NUMBER_LINES):
+        path = tmp / f"numbers-{n}.db"
+        shutil.copy(empty, path)
+        db = hs.SessionDB(path)
+        try:
+            r = db.import_sessions([json.loads(line)])
+            result = {k: r[k] for k in ("ok", "imported", "errors")}
+        except Exception as e:  # upstream's import lets a binding error out: the whole import fails
+            result = {"raised": f"{type(e).__name__}: {e}"}
+        db.close()
+        conn = sqlite3.connect(path)
+        # counters also as text: a JSON reader may hold an integer past 2**53 only approximately
+        sessions = [
+            dict(zip(("id", "model_config", "input_tokens", "message_count", "tool_call_count", "tokens_text"), r))
+            for r in conn.execute(
+                "SELECT id, model_config, input_tokens, message_count, tool_call_count,"
+                " input_tokens || ',' || output_tokens FROM sessions ORDER BY id")
+        ]
+        cols = ("session_id", "role", "content", "content_type", "tool_calls", "token_count", "reasoning_details",
+                "codex_reasoning_items", "codex_message_items", "token_count_text")
+        messages = [
+            dict(zip(cols, r))
+            for r in conn.execute(
+                "SELECT session_id, role, content, typeof(content), tool_calls, token_count, reasoning_details,"
+                " codex_reasoning_items, codex_message_items, CAST(token_count AS TEXT) FROM messages ORDER BY id")
+        ]
+        conn.close()
+        results.append({"line": n + 1, "result": result, "sessions": sessions, "messages": messages})
+    out = {"sqlite": sqlite3.sqlite_version, "lines": results}
+    (OUT / "numbers.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp())
@@ -150,6 +228,7 @@ def main():
     conn.execute("VACUUM")
     conn.close()
     shutil.copy(empty, OUT / "empty.db")
+    numbers(tmp, empty)
 
     first, seen = [], set()
     for r in recs:

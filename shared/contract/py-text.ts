@@ -30,8 +30,9 @@ export function pyRepr(v: unknown): string {
   if (v === null || v === undefined) return 'None'
   if (typeof v === 'string') return reprString(v)
   if (typeof v === 'boolean') return v ? 'True' : 'False'
-  // Integers only in what upstream hashes here (a float would need Python's shortest round-trip form, e.g. 1.0).
-  if (typeof v === 'number') return String(v)
+  // a whole JS number is Python's int; a float in Python's shortest round-trip form (a PyNumber keeps `2.0` a float)
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : pyFloatRepr(v)
+  if (v instanceof PyNumber) return v.isFloat ? pyFloatRepr(Number(v)) : v.text
   if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`
   if (typeof v === 'object')
     return `{${Object.entries(v as Record<string, unknown>)
@@ -42,13 +43,14 @@ export function pyRepr(v: unknown): string {
 
 /** Python's truth value of a JSON value: None, False, 0, '', [] and {} are false. */
 export const pyTruthy = (v: unknown): boolean =>
+  (v instanceof PyNumber ? Number(v) !== 0 : true) &&
   v !== null &&
   v !== undefined &&
   v !== '' &&
   v !== 0 &&
   v !== false &&
   !(Array.isArray(v) && v.length === 0) &&
-  !(typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0)
+  !(typeof v === 'object' && !Array.isArray(v) && !(v instanceof PyNumber) && Object.keys(v).length === 0)
 
 /** Python's `len()` of a string: code points, not UTF-16 units. */
 export function pyLen(s: string): number {
@@ -73,7 +75,9 @@ export function pyJson(v: unknown, opts: { ensureAscii?: boolean; sortKeys?: boo
   const dump = (x: unknown): string => {
     if (x === null || x === undefined) return 'null'
     if (typeof x === 'string') return str(x)
-    if (typeof x === 'number') return Number.isFinite(x) ? (Number.isInteger(x) ? String(x) : pyFloat(x)) : nonFinite(x)
+    if (typeof x === 'number')
+      return Number.isFinite(x) ? (Number.isInteger(x) ? String(x) : pyFloatRepr(x)) : nonFinite(x)
+    if (x instanceof PyNumber) return x.isFloat ? pyFloatRepr(Number(x)) : x.text
     if (typeof x === 'boolean') return x ? 'true' : 'false'
     if (Array.isArray(x)) return `[${x.map(dump).join(', ')}]`
     if (typeof x === 'object') {
@@ -112,58 +116,134 @@ export function jsonLine(v: unknown): string {
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
- * `JSON.parse(text)` that also reads the bare `NaN`, `Infinity` and `-Infinity` Python's json writes and reads (upstream's
- * export holds them where a time is infinite); the tokens are recognised only outside strings.
+ * A JSON number whose Python value a JavaScript number cannot tell: a float literal with a whole value (`2.0`, `1e3`,
+ * `-0.0`: Python's json reads a float, which upstream re-dumps as `2.0` and SQLite stores as text '2.0', where a JS
+ * number is the integer 2), or an integer past 2**53 (Python keeps every digit). `valueOf` is the nearest double, so
+ * arithmetic and `Number()` read it as JSON.parse would.
  */
-export function parsePyJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown
-  } catch (err) {
-    if (!/NaN|Infinity/.test(text)) throw err
-    const marked = markNonFinite(text)
-    if (marked === text) throw err
-    return JSON.parse(marked, (_k, x: unknown) =>
-      typeof x === 'string' && x.startsWith(MARK) ? Number(x.slice(MARK.length)) : x
-    ) as unknown
+export class PyNumber {
+  constructor(
+    /** The literal as the file spells it. */
+    readonly text: string,
+    readonly isFloat: boolean
+  ) {}
+  valueOf(): number {
+    return Number(this.text)
   }
 }
 
-/** `text` with each bare NaN / Infinity / -Infinity (outside strings) turned into a marked JSON string. */
-function markNonFinite(text: string): string {
+/**
+ * `JSON.parse(text)` that also reads the bare `NaN`, `Infinity` and `-Infinity` Python's json writes and reads (upstream's
+ * export holds them where a time is infinite); the tokens are recognised only outside strings. `exact`: a number
+ * Python reads as other than a JS number says is a PyNumber (an import, which must store what upstream's would).
+ */
+export function parsePyJson(text: string, exact = false): unknown {
+  if (!exact)
+    try {
+      return JSON.parse(text) as unknown
+    } catch (err) {
+      if (!/NaN|Infinity/.test(text)) throw err
+    }
+  const marked = markTokens(text, exact)
+  return marked === text ? (JSON.parse(text) as unknown) : unmark(JSON.parse(marked))
+}
+
+/** The marked tokens of a parse turned into their values, in place (a walk: cheaper than JSON.parse's reviver). */
+function unmark(v: unknown): unknown {
+  if (typeof v === 'string') {
+    if (!v.startsWith(MARK)) return v
+    const token = v.slice(MARK.length + 1)
+    return v.charAt(MARK.length) === 'n' ? Number(token) : new PyNumber(token, v.charAt(MARK.length) === 'f')
+  }
+  if (Array.isArray(v)) for (let i = 0; i < v.length; i++) v[i] = unmark(v[i])
+  else if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>
+    for (const k of Object.keys(o))
+      if (k === '__proto__') Object.defineProperty(o, k, { value: unmark(o[k]), enumerable: true, writable: true })
+      else o[k] = unmark(o[k])
+  }
+  return v
+}
+
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
+const NON_FINITE = /(?:NaN|-?Infinity)/y
+
+/**
+ * `text` with each bare NaN / Infinity / -Infinity (outside strings) turned into a marked JSON string, and with `exact`
+ * each number a JS number would misread (a whole float, an integer past 2**53) too.
+ */
+function markTokens(text: string, exact: boolean): string {
   const quotedMark = JSON.stringify(MARK).slice(0, -1)
   let out = ''
   let from = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
+  let i = 0
+  const n = text.length
+  while (i < n) {
     const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 0x5c)
-        i++ // backslash: the next character is escaped
-      else if (c === 0x22) inString = false
-      continue
-    }
     if (c === 0x22) {
-      inString = true
+      // a string: on to its closing quote (one not escaped by an odd run of backslashes)
+      let j = i + 1
+      for (;;) {
+        const q = text.indexOf('"', j)
+        if (q < 0) return out + text.slice(from) // unterminated: JSON.parse says why
+        let slashes = 0
+        while (text.charCodeAt(q - 1 - slashes) === 0x5c) slashes++
+        j = q + 1
+        if (slashes % 2 === 0) break
+      }
+      i = j
       continue
     }
-    const token = text.startsWith('NaN', i)
-      ? 'NaN'
-      : text.startsWith('Infinity', i)
-        ? 'Infinity'
-        : text.startsWith('-Infinity', i)
-          ? '-Infinity'
-          : null
-    if (!token) continue
-    out += text.slice(from, i) + quotedMark + token + '"'
-    i += token.length - 1
-    from = i + 1
+    let token: string | null = null
+    let kind = 'n'
+    if (c === 0x4e || c === 0x49 || c === 0x2d) {
+      NON_FINITE.lastIndex = i
+      token = NON_FINITE.exec(text)?.[0] ?? null
+    }
+    if (token === null && (c === 0x2d || (c >= 0x30 && c <= 0x39))) {
+      NUMBER.lastIndex = i
+      const literal = NUMBER.exec(text)?.[0]
+      if (literal) {
+        i += literal.length
+        if (!exact) continue
+        const float = /[.eE]/.test(literal)
+        const v = Number(literal)
+        if (float ? !Number.isInteger(v) : Number.isSafeInteger(v)) continue
+        token = literal
+        kind = float ? 'f' : 'i'
+        i -= literal.length
+      }
+    }
+    if (token === null) {
+      i++
+      continue
+    }
+    out += text.slice(from, i) + quotedMark + kind + token + '"'
+    i += token.length
+    from = i
   }
-  return out + text.slice(from)
+  return from === 0 ? text : out + text.slice(from)
 }
 
-const pyFloat = (n: number) => {
-  const s = String(n)
-  return /e/.test(s) ? s.replace(/e([+-])(\d)$/, 'e$10$2') : s
+/**
+ * Python's `repr()` of a float: the shortest text that reads back as it, in fixed notation from 1e-4 up to 1e16
+ * (`2.0`, `0.0001`), in exponent form outside that (`1e-05`, `1e+16`, `1.5e+300`).
+ */
+function pyFloatRepr(n: number): string {
+  if (!Number.isFinite(n)) return Number.isNaN(n) ? 'nan' : n > 0 ? 'inf' : '-inf'
+  if (n === 0) return Object.is(n, -0) ? '-0.0' : '0.0'
+  const [mantissa, e] = Math.abs(n).toExponential().split('e') as [string, string]
+  return decimalText(n < 0 ? '-' : '', mantissa.replace('.', ''), Number(e))
+}
+
+/** Digits `d.ddd × 10^exp` as repr writes them: fixed from 1e-4 up to 1e16 (`.0` when whole), else `1e-05`. */
+function decimalText(sign: string, digits: string, exp: number) {
+  if (exp >= -4 && exp < 16) {
+    if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`
+    return `${sign}${digits.slice(0, exp + 1).padEnd(exp + 1, '0')}.${digits.slice(exp + 1) || '0'}`
+  }
+  const head = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits
+  return `${sign}${head}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`
 }
 
 const asciiJson = (s: string) =>

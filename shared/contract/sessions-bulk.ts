@@ -46,7 +46,12 @@ export type ListFilter = z.infer<typeof ListFilter>
 
 export const SessionExportSetInput = z
   .object({
-    format: ExportFormat.default('jsonl'),
+    /**
+     * Every format a single session downloads in that holds several sessions in one file: JSONL (a record each),
+     * Markdown (a document each, one after another), HTML (one page, a section each). Not trace: Claude Code's JSONL
+     * is one session's log, so the CLI writes a folder of them for a set (`sessions export --format trace`).
+     */
+    format: z.enum([...ExportFormat.options, 'html']).default('jsonl'),
     /** Exactly these sessions (a selection) … */
     sessions: refs(MAX_EXPORT_SET).optional(),
     /** … or exactly the rows this list filter shows. */
@@ -70,6 +75,6 @@ export type SessionExportSetResult = z.infer<typeof SessionExportSetResult>
 export const sessionsBulkRequests = {
   /** Archive / unarchive / pin / unpin / delete many sessions (across profiles); one result per session. */
   'sessions.bulk': { input: SessionBulkInput, output: SessionBulkResult },
-  /** Export a selection, or every row a list filter shows, as one JSONL/Markdown download. */
+  /** Export a selection, or every row a list filter shows, as one JSONL, Markdown or HTML download. */
   'sessions.exportSet': { input: SessionExportSetInput, output: SessionExportSetResult }
 } as const

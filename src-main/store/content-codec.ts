@@ -6,21 +6,31 @@
  */
 
 import { partsText } from '@shared/contract'
-import { pyJson } from '@shared/contract/py-text'
+import { pyJson, PyNumber } from '@shared/contract/py-text'
+import { realText } from './real-text'
 import { parseJsonOr } from '@shared/contract/errors'
 
 export const CONTENT_MARKER = '\u0000json:'
 
 /**
- * Stored form: scalars unchanged, lists/objects marker-prefixed (upstream's `_encode_content`). A whole number
- * (or a boolean) is the text of the integer: Python binds an int, which the TEXT column keeps as '123', where the
- * double a JavaScript number binds as would read '123.0'. (A JSON `2.0`, a float to Python, reads '2' here.)
+ * Stored form: scalars as upstream's `_encode_content` binds them into the TEXT column, lists/objects marker-prefixed.
+ * The column keeps a bound number as text, in the words of the SQLite that stored it — upstream's (3.40 here), so
+ * that is what is written: an int (a whole JS number, a boolean, a PyNumber integer) as its digits, a float (any other
+ * number, a PyNumber float such as `2.0`) as SQLite 3.40 prints a double (real-text.ts), NaN as NULL. The SQLite
+ * this process binds a double with would print another text ('0.30000000000000004' for what 3.40 stores as '0.3').
  */
-export function encodeContent(v: unknown): string | number | null {
+export function encodeContent(v: unknown): string | null {
   if (v === null || v === undefined) return null
   if (typeof v === 'string') return v
-  if (typeof v === 'number') return Number.isSafeInteger(v) ? String(v) : v
   if (typeof v === 'boolean') return v ? '1' : '0'
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? String(v) : realText(v)
+  if (v instanceof PyNumber) {
+    if (v.isFloat) return realText(Number(v))
+    // what Python's sqlite3 binds: a 64-bit integer, or nothing (upstream's import fails with this error)
+    if (BigInt(v.text) !== BigInt.asIntN(64, BigInt(v.text)))
+      throw new Error('Python int too large to convert to SQLite INTEGER')
+    return String(BigInt(v.text))
+  }
   return CONTENT_MARKER + pyJson(v)
 }
 

@@ -1,7 +1,16 @@
 /** Transcript reads: contract message pages and OpenAI-style history for rebuilding an agent. */
 import type Database from 'better-sqlite3'
 import { stmt, type AllColumns } from './stmt-cache'
-import { splitMergedSummary, type CallUsage, type Message, type MessagePage, type ToolCall } from '@shared/contract'
+import {
+  mergeSummaryInto,
+  rowSummary,
+  splitMergedSummary,
+  summaryMessageText,
+  type CallUsage,
+  type Message,
+  type MessagePage,
+  type ToolCall
+} from '@shared/contract'
 import { moneyFromTurn, type TurnCostStatus } from '@shared/contract/money'
 import type { ConversationMessage } from './types'
 import { num, numOrNull, safeJson } from './util'
@@ -315,12 +324,34 @@ export function repair(msgs: ConversationMessage[]): ConversationMessage[] {
       typeof prev.content === 'string' &&
       typeof m.content === 'string'
     ) {
-      out[out.length - 1] = { ...prev, content: `${prev.content}\n\n${m.content}`, ...absorbing(prev, m) }
+      out[out.length - 1] = { ...mergedUsers(prev, m), ...absorbing(prev, m) }
       continue
     }
     out.push(m)
   }
   return out
+}
+
+/** Two texts one blank line apart, or the one that is not empty (upstream's merge of user turns). */
+const joined = (a: string, b: string) => (a && b ? `${a}\n\n${b}` : a || b)
+
+/**
+ * Two consecutive user rows as one. Where either holds a compression summary (rowSummary: v31's flag, or its
+ * opening), the merged row holds one too — flagged, as upstream flags a row a summary was merged into — laid out as a
+ * summary merged into the rows' own words, so every reader still tells the words from the summary: keeping the first
+ * row's flag alone made summary-then-words all summary, and words-then-summary the user's words.
+ */
+function mergedUsers(prev: ConversationMessage, m: ConversationMessage): ConversationMessage {
+  const a = rowSummary('user', prev.content, prev.compressedSummary)
+  const b = rowSummary('user', m.content, m.compressedSummary)
+  if (!a && !b) return { ...prev, content: joined(prev.content ?? '', m.content ?? '') }
+  const summary = joined(a?.summary ?? '', b?.summary ?? '')
+  const kept = joined(a ? (a.kept ?? '') : (prev.content ?? ''), b ? (b.kept ?? '') : (m.content ?? ''))
+  return {
+    ...prev,
+    content: kept ? mergeSummaryInto(kept, summary) : summaryMessageText(summary),
+    compressedSummary: true
+  }
 }
 
 /**

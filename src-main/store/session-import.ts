@@ -15,12 +15,12 @@ import type { sessions } from './schema'
 import { dropUsageRows } from './usage-rows'
 import { existingColumns } from './reconcile'
 import { hasIdentity, MessageIdentity } from './message-identity'
-import { parsePyJson, pyJson, pyTruthy, pythonFloat } from '@shared/contract/py-text'
+import { parsePyJson, pyJson, PyNumber, pyStr, pyStrip, pyTruthy, pythonFloat } from '@shared/contract/py-text'
 import { encodeContent } from './content-codec'
 import { INACTIVE_FIELD } from './session-transfer'
 import { normalizeNulRows, nulMessageIds } from './fts-nul'
 import { nowSeconds } from './util'
-import { errorMessage, parseJsonOr } from '@shared/contract/errors'
+import { errorMessage } from '@shared/contract/errors'
 import { CaduceusError } from '@shared/contract'
 
 export interface ImportSummary {
@@ -96,32 +96,67 @@ const yieldNow = () => new Promise<void>((r) => setImmediate(r))
  * upstream's NOT NULL columns refuse it and its whole import fails; here the field's default stands instead.
  */
 function pyFloat(v: unknown): number | null {
-  if (typeof v === 'number') return v
+  if (typeof v === 'number' || v instanceof PyNumber) return Number(v)
   if (typeof v === 'boolean') return v ? 1 : 0
   const n = typeof v === 'string' ? pythonFloat(v) : null
   return n === null || Number.isNaN(n) ? null : n
 }
 /** Python's `int(v)` of a JSON value (a float truncated, a string only as an integer literal), null where it raises. */
 function pyInt(v: unknown): number | null {
+  if (v instanceof PyNumber) v = Number(v)
   if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : null
   if (typeof v === 'boolean') return v ? 1 : 0
   return typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v) ? Number(v) : null
 }
+/**
+ * `pyInt` as upstream's import binds it: an integer past 2**53 to the digit (a BigInt: Python keeps every digit), and
+ * one past 64 bits an error, as Python's sqlite3 raises binding it (upstream's whole import fails; here the line).
+ */
+function boundInt(v: unknown): number | bigint | null {
+  let big: bigint
+  if (v instanceof PyNumber && !v.isFloat) big = BigInt(v.text)
+  else if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) big = BigInt(v.trim())
+  else {
+    const n = pyInt(v)
+    if (n === null || Number.isSafeInteger(n)) return n
+    big = BigInt(n) // a float's whole value, exact
+  }
+  if (big !== BigInt.asIntN(64, big)) throw new Error('Python int too large to convert to SQLite INTEGER')
+  return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big
+}
+
+/** A JSON object (Python's dict): not a list, and not a number kept as a PyNumber. */
+const isDict = (v: unknown): v is Record<string, unknown> =>
+  !!v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof PyNumber)
+
+/** Python's `json.loads` of text (its NaN and Infinity too, numbers as they are spelled), undefined where it raises. */
+function pyLoads(text: string): unknown {
+  try {
+    return parsePyJson(text, true)
+  } catch {
+    return undefined // not JSON: the caller's rule for that
+  }
+}
+
 /** `model_config` as upstream accepts it: a JSON object, or text that parses to one (kept as written). */
 function modelConfig(v: unknown): string | null | false {
   if (v == null) return null
-  if (typeof v === 'string') {
-    const o = parseJsonOr(v, null)
-    return o && typeof o === 'object' && !Array.isArray(o) ? v : false
-  }
-  return typeof v === 'object' && !Array.isArray(v) ? pyJson(v) : false
+  if (typeof v === 'string') return isDict(pyLoads(v)) ? v : false
+  return isDict(v) ? pyJson(v) : false
 }
+
+/**
+ * A record's id as upstream's import reads it, `str(raw.get("id") or "").strip()`: a number or any other JSON value is
+ * its Python text (`42`, `4.0`, `1e+16`, `True`), a false one (0, false, '') none.
+ */
+const sessionIdOf = (v: unknown): string => (pyTruthy(v) ? pyStrip(pyStr(v)) : '')
 
 /** Upstream's per-record checks; the message names the first offending field. */
 function check(v: unknown): string | null {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return 'not a JSON object'
-  const r = v as Record<string, unknown>
-  if (typeof r.id !== 'string' || r.id.trim() === '' || r.id.length > 512) return 'session id is required'
+  if (!isDict(v)) return 'not a JSON object'
+  const r = v
+  const id = sessionIdOf(r.id)
+  if (id === '' || id.length > 512) return 'session id is required'
   for (const f of ['source', 'parent_session_id', ...TEXT])
     if (r[f] != null && typeof r[f] !== 'string') return `${f} must be a string`
   if (modelConfig(r.model_config) === false) return 'model_config must be a JSON object'
@@ -130,8 +165,8 @@ function check(v: unknown): string | null {
     if (!Array.isArray(ms)) return `${key} must be a list`
     if (ms.length > MAX_MESSAGES_PER_SESSION) return `more than ${MAX_MESSAGES_PER_SESSION} messages`
     for (const [i, m] of ms.entries()) {
-      if (!m || typeof m !== 'object' || Array.isArray(m)) return `${key}[${i}] must be an object`
-      const mm = m as Record<string, unknown>
+      if (!isDict(m)) return `${key}[${i}] must be an object`
+      const mm = m
       if (typeof mm.role !== 'string' || !mm.role) return `${key}[${i}].role must be a non-empty string`
       for (const f of MESSAGE_TEXT)
         if (mm[f] != null && typeof mm[f] !== 'string') return `${key}[${i}].${f} must be a string`
@@ -169,7 +204,8 @@ export async function parseJsonlChunked(
     }
     let v: unknown
     try {
-      v = parsePyJson(text) // Python's json tokens too (NaN, Infinity): upstream's export writes them
+      // Python's json tokens too (NaN, Infinity: upstream's export writes them), and each number as Python reads it
+      v = parsePyJson(text, true)
     } catch (err) {
       if (errors.length < 1000) errors.push({ id: `line ${line}`, line, reason: `invalid JSON: ${errorMessage(err)}` })
       continue
@@ -180,16 +216,20 @@ export async function parseJsonlChunked(
       if (errors.length < 1000) errors.push({ id, line, reason: bad })
       continue
     }
-    records.push({ line, rec: v as Record<string, unknown> })
+    records.push({ line, rec: withId(v as Record<string, unknown>) })
   }
   return { records, errors }
 }
+
+/** A record checked by `check`, its id as the text upstream reads it. */
+const withId = (rec: Record<string, unknown>) =>
+  typeof rec.id === 'string' ? rec : { ...rec, id: sessionIdOf(rec.id) }
 
 /** `--lineage` records carry each chain segment whole: restore them as the chain's own sessions. */
 export function expandSegments(records: ParsedRecord[]): ParsedRecord[] {
   return records.flatMap((p) =>
     Array.isArray(p.rec.segments) && p.rec.segments.every((s) => check(s) === null)
-      ? (p.rec.segments as Array<Record<string, unknown>>).map((rec) => ({ line: p.line, rec }))
+      ? (p.rec.segments as Array<Record<string, unknown>>).map((rec) => ({ line: p.line, rec: withId(rec) }))
       : [p]
   )
 }
@@ -203,7 +243,7 @@ const text = (v: unknown) => (typeof v === 'string' ? v : null)
 
 /** A reasoning JSON value: text that parses is re-written as Python writes it, anything else dumped; empty → NULL. */
 function reasoningJson(v: unknown): string | null {
-  if (typeof v === 'string') v = parseJsonOr(v, v) // not JSON: kept as text, dumped as a JSON string as upstream does
+  if (typeof v === 'string') v = pyLoads(v) ?? v // not JSON: kept as text, dumped as a JSON string as upstream does
   return pyTruthy(v) ? pyJson(v) : null
 }
 
@@ -212,7 +252,7 @@ function reasoningJson(v: unknown): string | null {
  * fallback name for `platform_message_id`, `tool_calls` and the reasoning lists NULL when empty. Every row of
  * `messages` is stored active; Caduceus's own inactive rows come back inactive, `compacted` as they were.
  */
-function messageRow(m: Record<string, unknown>, active: boolean, fallbackTime: number): Record<string, unknown> {
+function messageRow(m: Record<string, unknown>, active: boolean, clock: number): Record<string, unknown> {
   const assistant = m.role === 'assistant'
   const row: Record<string, unknown> = {
     role: m.role,
@@ -221,8 +261,8 @@ function messageRow(m: Record<string, unknown>, active: boolean, fallbackTime: n
     tool_calls: pyTruthy(m.tool_calls) ? pyJson(m.tool_calls) : null,
     tool_name: text(m.tool_name),
     effect_disposition: text(m.effect_disposition),
-    timestamp: pyFloat(m.timestamp) ?? fallbackTime,
-    token_count: pyInt(m.token_count),
+    timestamp: pyFloat(m.timestamp) ?? clock,
+    token_count: boundInt(m.token_count),
     finish_reason: text(m.finish_reason),
     reasoning: assistant ? text(m.reasoning) : null,
     reasoning_content: assistant ? text(m.reasoning_content) : null,
@@ -382,7 +422,7 @@ function* importSession(
   row.source = text(rec.source) || 'import'
   row.started_at = pyFloat(rec.started_at) ?? nowSeconds()
   for (const c of TEXT) row[c] = text(rec[c])
-  for (const c of INTS) row[c] = pyInt(rec[c]) ?? 0
+  for (const c of INTS) row[c] = boundInt(rec[c]) ?? 0
   for (const c of FLOATS) row[c] = pyFloat(rec[c])
   row.model_config = modelConfig(rec.model_config) || null
   row.archived = pyTruthy(rec.archived) ? 1 : 0
@@ -402,7 +442,6 @@ function* importSession(
     if (prompt)
       stmt(db, 'INSERT OR IGNORE INTO system_prompts(hash, prompt) VALUES (?, ?)').run(row.system_prompt_hash, prompt)
   }
-  const started = Number(row.started_at)
   const raw = [
     ...((rec.messages as Array<Record<string, unknown>> | undefined) ?? []).map((m) => ({ m, active: true })),
     ...((rec[INACTIVE_FIELD] as Array<Record<string, unknown>> | undefined) ?? []).map((m) => ({
@@ -412,11 +451,15 @@ function* importSession(
   ].sort((a, b) => (Number(a.m.id) || 0) - (Number(b.m.id) || 0)) // interleaved by their original ids
   for (const { m } of raw)
     for (const k of Object.keys(m)) if (!messageCols.has(k) && !MESSAGE_EXTRAS.has(k)) count(ignored, `messages.${k}`)
-  // upstream's import counts the rows it imports (its export's active ones); Caduceus's own inactive rows,
-  // restored inactive, are not part of the live count (as after upstream's rewind or compaction)
+  // upstream's import counts the rows it imports (its export's active ones). Caduceus's own inactive rows come back
+  // inactive, counted as the exporting home counted them: a rewind (upstream's, Caduceus's) leaves the session's
+  // counts as they were, compaction sets them to the live rows — the record's count says which, when it is one of
+  // those two; anything else is the live rows, as upstream's import counts them
   const live = raw.filter((r) => r.active)
-  row.message_count = live.length
-  row.tool_call_count = live.reduce((n, r) => n + callCount(r.m.tool_calls), 0)
+  const calls = (rows: typeof raw) => rows.reduce((n, r) => n + callCount(r.m.tool_calls), 0)
+  const kept = raw.length > live.length && pyInt(rec.message_count) === raw.length
+  row.message_count = kept ? raw.length : live.length
+  row.tool_call_count = kept && pyInt(rec.tool_call_count) === calls(raw) ? calls(raw) : calls(live)
   // Titles are unique in a home (upstream creates idx_sessions_title_unique on every open): a title another session
   // holds is refused here, not only where that index exists — a home Caduceus created lacks it, and a duplicate
   // there would be resolved by upstream's next open clearing the OLDER session's title.
@@ -436,9 +479,13 @@ function* importSession(
   let rows = 0
   let chars = 0
   let fresh = false // just paused: a session's first row follows whatever the slice wrote before it
+  // upstream's clock for a row without a time it can read: the insert's time, then past every row's time by 1 µs
+  let clock = nowSeconds()
   for (const { m, active } of raw) {
+    const base = messageRow(m, active, clock)
+    clock = Math.max(clock + 1e-6, Number(base.timestamp) + 1e-6)
     const msg = {
-      ...messageRow(m, active, started),
+      ...base,
       ...identity?.next(String(m.role), m.tool_calls, m.tool_call_id, m, active),
       session_id: id
     }

@@ -80,6 +80,16 @@ function exportOne(db: Database.Database, id: string): ExportRecord | null {
   return { ...dict, id, messages: active, ...(inactive.length ? { [INACTIVE_FIELD]: inactive } : {}) }
 }
 
+/**
+ * `read` in one read transaction: its statements see one snapshot of the home, so a record's session row and its
+ * messages (a lineage record's every segment) agree although another program commits between them — upstream writes a
+ * turn message by message, each with its count, and two plain reads could show the count of one and the rows of
+ * another. Never spans a yield: the caller hands out what it returned after the transaction ended.
+ */
+function snapshot<T>(db: Database.Database, read: () => T): T {
+  return db.inTransaction ? read() : db.transaction(read).deferred()
+}
+
 /** A continuation (not the root) of a compression chain: exported inside its root's record under `lineage`. */
 function isContinuation(db: Database.Database, id: string): boolean {
   const row = lineageRow(db, id)
@@ -134,10 +144,12 @@ export function* exportRecords(
     if (opts.lineage) {
       if (opts.ids ? covered.has(id) : !opts.sessionId && isContinuation(db, id)) continue
       // Upstream's export_session_lineage: a session compression never continued is a lineage of one (segments too).
-      const chain = compressionChain(db, id).map((r) => r.id)
+      const { chain, segments } = snapshot(db, () => {
+        const ids = compressionChain(db, id).map((r) => r.id)
+        return { chain: ids, segments: ids.map((sid) => exportOne(db, sid)).filter((s): s is ExportRecord => !!s) }
+      })
       for (const sid of chain) covered.add(sid)
-      if (chain.length > 0) {
-        const segments = chain.map((sid) => exportOne(db, sid)).filter((s): s is ExportRecord => s !== null)
+      if (segments.length > 0) {
         const tip = segments[segments.length - 1]!
         const inactive = segments.flatMap((s) => (s[INACTIVE_FIELD] as Array<Record<string, unknown>>) ?? [])
         yield {
@@ -151,7 +163,7 @@ export function* exportRecords(
         continue
       }
     }
-    const rec = exportOne(db, id)
+    const rec = snapshot(db, () => exportOne(db, id))
     if (rec) yield last_active === undefined ? rec : { ...rec, last_active }
   }
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { CaduceusError } from '@shared/contract'
+import { CaduceusError, rowSummary } from '@shared/contract'
 import { SessionStore } from './index'
 import { CompressionSessionClosedError } from './errors'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
@@ -247,6 +247,33 @@ describe('conversation history', () => {
     expect(fixed[0].content).toBe('hi\n\nagain')
     expect(fixed[1].tool_calls?.map((c) => c.id)).toEqual(['c1'])
     expect(fixed[3]).toMatchObject({ content: 'done', reasoning: 'easy' })
+  })
+
+  it('a user turn merged with a compression summary is flagged as holding one, the words kept apart from it', async () => {
+    // upstream v31 flags a row that holds a summary (its own or merged into a kept message); a merge of a flagged and an
+    // unflagged user row kept only the first row's flag: summary-then-words read all as summary (the words lost to a
+    // later compression and the API server's turns), words-then-summary read the summary as the user's words
+    const summary = 'Earlier: the repo was set up and the tests pass'
+    await store.createSession('m1', 'cli')
+    await store.appendMessages('m1', [
+      { role: 'user', content: summary, compressedSummary: true },
+      { role: 'user', content: 'next question' },
+      { role: 'user', content: 'and another' }
+    ])
+    await store.createSession('m2', 'cli')
+    await store.appendMessages('m2', [
+      { role: 'user', content: 'hi' },
+      { role: 'user', content: summary, compressedSummary: true }
+    ])
+    for (const id of ['m1', 'm2']) {
+      const [merged, ...rest] = store.getMessagesAsConversation(id, { repairAlternation: true })
+      expect(rest, id).toEqual([])
+      expect(merged!.compressedSummary, id).toBe(true)
+      expect(rowSummary('user', merged!.content, merged!.compressedSummary), id).toEqual({
+        summary,
+        kept: id === 'm1' ? 'next question\n\nand another' : 'hi'
+      })
+    }
   })
 })
 

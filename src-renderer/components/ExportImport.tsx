@@ -1,6 +1,6 @@
 /**
- * Export (a session, or the profile's session list) as an upstream JSONL download (a session also as Markdown or an
- * HTML page), and import an upstream JSONL file with the host's summary. Both go through the `sessions.export` /
+ * Export (a session, a selection, or the sessions the list shows) as an upstream JSONL download, Markdown or an HTML
+ * page, and import an upstream JSONL file with the host's summary. Both go through the `sessions.export` /
  * `sessions.import` requests.
  */
 import { useRef, useState } from 'react'
@@ -8,7 +8,7 @@ import type { SessionImportResult } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from '../stores/toasts'
 import { reloadSessions, useSessionRows } from '../stores/sessions'
-import { exportRows } from '../stores/bulk-actions'
+import { exportRows, type SetFormat } from '../stores/bulk-actions'
 import { useSelectedRows } from '../stores/selection'
 import { download } from '../lib/download'
 import { useApp } from '../stores/app'
@@ -72,7 +72,8 @@ export function ExportSessionButton({
 
 /**
  * Sessions page toolbar export: the selection when there is one, else exactly the rows the filters show (every
- * page of them, not only the loaded ones) — the label says which.
+ * page of them, not only the loaded ones) — the label says which — as JSONL, Markdown or one HTML page, the formats a
+ * single session downloads in.
  */
 function ListExportButton() {
   const selected = useSelectedRows()
@@ -81,25 +82,44 @@ function ListExportButton() {
   const more = rows.nextCursor != null
   const [busy, setBusy] = useState(false)
   const label = selected.length ? `Export selected (${selected.length})` : `Export shown (${shown}${more ? '+' : ''})`
+  const which = selected.length ? 'the selected sessions' : 'every session the current scope and filters show'
+  const run = async (format: SetFormat) => {
+    setBusy(true)
+    await exportRows(selected.length ? selected : undefined, format)
+    setBusy(false)
+  }
+  const disabled = busy || (!selected.length && !shown)
   return (
-    <button
-      className="small"
-      data-testid="list-export"
-      data-export={selected.length ? 'selected' : 'shown'}
-      disabled={busy || (!selected.length && !shown)}
-      title={
-        selected.length
-          ? 'Export the selected sessions as JSONL'
-          : 'Export every session the current scope and filters show as JSONL'
-      }
-      onClick={async () => {
-        setBusy(true)
-        await exportRows(selected.length ? selected : undefined)
-        setBusy(false)
-      }}
-    >
-      {label}
-    </button>
+    <>
+      <button
+        className="small"
+        data-testid="list-export"
+        data-export={selected.length ? 'selected' : 'shown'}
+        disabled={disabled}
+        title={`Export ${which} as JSONL`}
+        onClick={() => void run('jsonl')}
+      >
+        {label}
+      </button>
+      <button
+        className="small"
+        data-testid="list-export-md"
+        disabled={disabled}
+        title={`Export ${which} as one Markdown file`}
+        onClick={() => void run('markdown')}
+      >
+        Markdown
+      </button>
+      <button
+        className="small"
+        data-testid="list-export-html"
+        disabled={disabled}
+        title={`Export ${which} as one page to read in any browser`}
+        onClick={() => void run('html')}
+      >
+        HTML
+      </button>
+    </>
   )
 }
 

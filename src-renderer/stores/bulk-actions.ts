@@ -2,6 +2,7 @@ import {
   MAX_BULK_SESSIONS,
   type BulkAction,
   type BulkItemResult,
+  type SessionExportSetInput,
   type SessionQuery,
   type SessionSummary
 } from '@shared/contract'
@@ -44,13 +45,20 @@ export async function runBulk(action: Exclude<BulkAction, 'delete'>, rows: reado
   pushToast(kind, message)
 }
 
-/** Export exactly these rows (a selection), or exactly what the list's filter shows, as one download. */
-export async function exportRows(rows?: readonly SessionSummary[]): Promise<void> {
+/** The formats a set downloads in: a single session's (Export, Markdown, HTML), each holding the whole set. */
+export type SetFormat = NonNullable<SessionExportSetInput['format']>
+
+/**
+ * Export exactly these rows (a selection), or exactly what the list's filter shows, as one download: JSONL,
+ * Markdown, or one HTML page.
+ */
+export async function exportRows(rows?: readonly SessionSummary[], format: SetFormat = 'jsonl'): Promise<void> {
   try {
     const { limit: _limit, cursor: _cursor, ...filter }: SessionQuery = query(null)
     // the list shows a compression chain as one conversation (its tip's row): it exports whole
     const out = await getApi().call('sessions.exportSet', {
       ...(rows?.length ? { sessions: refs(rows) } : { filter }),
+      format,
       lineage: true
     })
     download(out.filename, out.mime, out.content)

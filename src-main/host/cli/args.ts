@@ -52,7 +52,8 @@ export interface HostArgs {
     format?: string
     only?: string
     lineage?: boolean
-    session?: string
+    /** `--session-id`, each time it is given (export: one session, or several as a selection). */
+    sessions?: string[]
     redact?: boolean
     /** `--format trace`: write secrets as they are (the trace masks them by default). */
     noRedact?: boolean
@@ -170,7 +171,7 @@ export function parseArgs(argv: string[]): HostArgs {
       }
       case '--session':
       case '--session-id':
-        out.admin = { ...out.admin, session: value() }
+        out.admin = { ...out.admin, sessions: [...(out.admin?.sessions ?? []), value()] }
         break
       case '--redact':
         out.admin = { ...out.admin, redact: true }

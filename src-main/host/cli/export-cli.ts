@@ -1,7 +1,8 @@
 /**
  * `caduceus sessions export [OUTPUT] [flags]`, as upstream's `hermes sessions export` behaves (golden:
  * scripts/golden/export_cli.py): OUTPUT `-` is stdout, a path gets the file and a line saying how many went there.
- * `--session-id` takes an exact id or a unique prefix. With no filter, every session (most recently used first,
+ * `--session-id` takes an exact id or a unique prefix (given several times, those sessions in that order, in any
+ * format). With no filter, every session (most recently used first,
  * each with `last_active`); any of prune's filter flags (prune-flags.ts) selects the ENDED sessions matching them,
  * archived ones included, oldest first; `--dry-run` lists that selection and needs a filter. `--only user-prompts`
  * writes one prompt record per line, `--redact` masks credentials in the messages; `--format md|qmd` writes
@@ -61,11 +62,17 @@ export async function exportCli(host: Host, profile: string, output: string | un
   const store = host.stores.get(profile)
   let sessionId: string | undefined
   let ids: string[] | undefined
-  if (a.session !== undefined) {
-    // upstream's order: an id wins over filters, and a dry run still exports it
-    sessionId = store.resolveSessionId(a.session) ?? undefined
-    if (!sessionId) throw new CaduceusError('not_found', `Session '${a.session}' not found.`, 'sessionId')
-  } else if (olderThanDays === null) {
+  const asked = (a.sessions ?? []).map((given) => {
+    const id = store.resolveSessionId(given)
+    if (!id) throw new CaduceusError('not_found', `Session '${given}' not found.`, 'sessionId')
+    return id
+  })
+  // upstream's order: an id wins over filters, and a dry run still exports it; several ids are a selection, in the
+  // order given, each once (upstream takes one --session-id)
+  const distinct = [...new Set(asked)]
+  if (distinct.length === 1) sessionId = distinct[0]
+  else if (distinct.length > 1) ids = distinct
+  else if (olderThanDays === null) {
     const rows = store.exportCandidates(filter)
     if (dryRun) {
       console.log(`Would export ${rows.length} session(s) (${describe(filter)}).`)

@@ -15,10 +15,11 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus sessions show   <id> [--home DIR] [--profile P] [--json]
   caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--children] [--json]
                                                            as upstream's list: child sessions only with --children
-  caduceus sessions export [OUTPUT|-] [--session-id ID|PREFIX] [prune's filters] [--dry-run] [--only user-prompts]
+  caduceus sessions export [OUTPUT|-] [--session-id ID|PREFIX]... [prune's filters] [--dry-run] [--only user-prompts]
                            [--format jsonl|markdown|md|qmd|html|trace] [--lineage single|logical] [--redact]
                            [--no-redact] [--force] [--delete-after-verified --yes] [--profile P] [--home DIR]
                            as hermes sessions export: OUTPUT a file, - or none stdout; no filter: every session;
+                           --session-id given more than once: those sessions, in that order, in any format;
                            a filter: the ended sessions it matches, archived too, oldest first (--dry-run lists them);
                            md|qmd: one file per session in OUTPUT (default <profile>/session-exports) + manifest.jsonl;
                            html: one self-contained page for the whole selection;

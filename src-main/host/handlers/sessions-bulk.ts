@@ -1,7 +1,8 @@
 /**
  * `sessions.bulk` and `sessions.exportSet`: a selection on the Sessions page acts per session, each in its own
  * write, so one failure (gone meanwhile, a locked profile) is reported against that session and the rest still
- * apply — the renderer says "3 of 5 deleted; 2 failed: …" from these results.
+ * apply — the renderer says "3 of 5 deleted; 2 failed: …" from these results. A set exports in every format a single
+ * session downloads in (JSONL, Markdown, HTML: one page for the whole set).
  */
 import {
   CaduceusError,
@@ -13,7 +14,7 @@ import {
   type SessionSummary
 } from '@shared/contract'
 import type { HandlerMap } from '../dispatch'
-import { type Services, exportChunks, exportMime } from '../services'
+import { type Services, exportChunks, exportHtml, exportMime } from '../services'
 import { priceSessionRows, readPriceOverrides } from '../../costs'
 import { dropFiles } from './sessions-admin'
 
@@ -23,6 +24,7 @@ type Stores = Services['stores']
 /** Same ceiling as a single download (sessions.export). */
 const MAX_EXPORT_CHARS = 64 * 1024 * 1024
 const LIST_PAGE = 500
+const EXTENSION = { jsonl: 'jsonl', markdown: 'md', html: 'html' } as const
 
 const notFound = (profile: string, id: string) =>
   new CaduceusError('not_found', `No session '${id}' in profile '${profile}'`, 'sessionId')
@@ -83,23 +85,29 @@ export function sessionBulkHandlers(s: Services, maxExport = MAX_EXPORT_SET): Bu
       const skipped: Array<{ profile: string; sessionId: string; reason: string }> = []
       let content = ''
       let count = 0
+      // HTML: one page for the whole selection, whatever profiles it spans (a single session's export is one too)
+      const page: Array<Record<string, unknown>> | undefined = format === 'html' ? [] : undefined
+      let pageChars = 0
       for (const { profile, sessionId } of wanted) {
         try {
           const store = s.stores.get(profile)
           const whole = !!lineage && store.compressionChainIds(sessionId).length > 1
-          for (const chunk of exportChunks(store, { format, sessionId, lineage: whole })) content += chunk
+          const from = page?.length ?? 0
+          for (const chunk of exportChunks(store, { format, sessionId, lineage: whole, gather: page })) content += chunk
+          for (const rec of page?.slice(from) ?? []) pageChars += JSON.stringify(rec).length
           count++
         } catch (err) {
           skipped.push({ profile, sessionId, reason: err instanceof Error ? err.message : String(err) })
         }
-        if (content.length > MAX_EXPORT_CHARS)
+        if (content.length + pageChars > MAX_EXPORT_CHARS)
           throw new CaduceusError('refused', 'export is too large for a download; use `caduceus sessions export`')
       }
+      if (page) content = exportHtml(page)
       const profiles = [...new Set(wanted.map((w) => w.profile))]
       const who = profiles.length === 1 ? profiles[0]! : 'all'
       const what = sessions ? 'selected' : 'shown'
       return {
-        filename: `caduceus-${who}-${what}-${count}.${format === 'markdown' ? 'md' : 'jsonl'}`,
+        filename: `caduceus-${who}-${what}-${count}.${EXTENSION[format]}`,
         mime: exportMime(format),
         content,
         count,

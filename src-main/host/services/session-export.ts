@@ -27,6 +27,11 @@ export interface ExportOptions {
   redact?: SecretMask | null
   /** Counted while exporting: sessions written and user prompts among them (the CLI's "Exported N …"). */
   tally?: { sessions: number; prompts: number }
+  /**
+   * `html`: the records go here and no page is written — a selection across profiles gathers every profile's
+   * records, then writes one page of them (`exportHtml`).
+   */
+  gather?: Array<Record<string, unknown>>
 }
 
 /**
@@ -94,7 +99,10 @@ export function* exportChunks(store: SessionStore, o: ExportOptions): Generator<
     else yield jsonLine(rec) + '\n'
   }
   if (o.format === 'markdown' && o.onlyUserPrompts) yield promptsMarkdown(held)
-  if (o.format === 'html') yield exportHtml(held)
+  if (o.format === 'html') {
+    if (o.gather) o.gather.push(...held)
+    else yield exportHtml(held)
+  }
 }
 
 const MIME = { jsonl: 'application/x-ndjson', markdown: 'text/markdown', html: 'text/html' } as const

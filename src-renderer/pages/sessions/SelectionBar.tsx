@@ -74,9 +74,28 @@ export function SelectionBar() {
         className="small"
         disabled={busy}
         data-testid="bulk-export"
+        title="The selected sessions as JSONL"
         onClick={() => void run(() => exportRows(rows))}
       >
         Export selected
+      </button>
+      <button
+        className="small"
+        disabled={busy}
+        data-testid="bulk-export-md"
+        title="The selected sessions as one Markdown file"
+        onClick={() => void run(() => exportRows(rows, 'markdown'))}
+      >
+        Markdown
+      </button>
+      <button
+        className="small"
+        disabled={busy}
+        data-testid="bulk-export-html"
+        title="The selected sessions as one page to read in any browser"
+        onClick={() => void run(() => exportRows(rows, 'html'))}
+      >
+        HTML
       </button>
       <button className="small danger" disabled={busy} data-testid="bulk-delete" onClick={() => setConfirm(true)}>
         Delete…
