@@ -66,6 +66,16 @@ test.describe('cron', () => {
     const cron = new CronPage(page)
     await cron.open()
     await expect(cron.jobs).toHaveCount(17)
+    // upstream takes any text as a job's name: one with no place to break (snake_case, a pasted hash) pushed every column after it off
+    // the page, Remove included
+    const long = 'weekly_digest_of_'.repeat(10) + 'reports'
+    await cron.jobs.first().getByTestId('cron-edit').click()
+    await page.getByTestId('cron-name').fill(long)
+    await page.getByTestId('cron-save').click()
+    await expect(cron.job(long)).toHaveCount(1)
+    // nothing to scroll sideways to: the table's own box could sit inside the page while its wrapper scrolled
+    const wrap = page.locator('.cron-page .table-wrap')
+    expect(await wrap.evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(1)
     // a delivery list (`local,discord:555`) or a long output path widened the table past the page
     const table = page.getByTestId('cron-table')
     const page_ = await page.getByTestId('page-cron').boundingBox()
