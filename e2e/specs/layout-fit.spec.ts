@@ -160,7 +160,7 @@ test('at 1024 and 1360 px titles, tables and ids are whole and inside their card
 
 // At the window's minimum width (900 px) with the profile rail open, the top bar's last items (the connection state
 // and the theme switch) ran past the window's edge: "connected" read "co" and the theme switch could not be reached.
-test('at 900 px with the rail open the whole top bar is on screen, its connection state still named; toolbars fit', async ({
+test('at 900 px with the rail open, and at 390 px, the whole top bar is on screen, its connection state still named; toolbars fit', async ({
   page,
   host
 }) => {
@@ -178,4 +178,12 @@ test('at 900 px with the rail open the whole top bar is on screen, its connectio
   // the Sessions filters took three lines here, and the Costs exports split across two with "Custom…" open
   await toolbarsFit(shell, 900)
   await page.getByTestId('theme-toggle').click()
+  // a phone's browser on a served host (390 px, the rail down to its avatars): the tabs alone are wider than the bar, so the bar
+  // wraps rather than leaving Settings, New chat and the theme switch past the edge of a shell that does not scroll
+  await page.setViewportSize({ width: 390, height: 860 })
+  for (const id of ['nav-settings', 'topbar-new-chat', 'connection-indicator', 'theme-toggle']) {
+    const box = (await page.getByTestId(id).boundingBox())!
+    expect(box.x + box.width, `${id} at 390 px`).toBeLessThanOrEqual(390)
+  }
+  expect(await page.locator('.shell').evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(0)
 })
