@@ -186,4 +186,12 @@ test('at 900 px with the rail open, and at 390 px, the whole top bar is on scree
     expect(box.x + box.width, `${id} at 390 px`).toBeLessThanOrEqual(390)
   }
   expect(await page.locator('.shell').evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(0)
+  // the list's fixed columns (model, count, time, cost) left its titles 0 px wide there: every row read "—"
+  await shell.goTo('sessions')
+  const titles = page.locator('[data-testid="session-row"] .row-title')
+  await expect(titles.first()).toBeVisible()
+  for (const w of await titles.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width)))
+    expect(w, 'a session title at 390 px').toBeGreaterThan(150)
+  const list = page.getByTestId('session-list')
+  expect(await list.evaluate((e) => e.scrollWidth - e.clientWidth), 'the list at 390 px').toBeLessThanOrEqual(1)
 })
