@@ -80,6 +80,36 @@ describe('a rollback-journal home locked by another program', () => {
   }, 30_000)
 })
 
+describe('a rename while another program holds the write lock', () => {
+  it('is refused as locked (nothing saved), not as something wrong with the title; after the lock it is saved', async () => {
+    const home = deleteJournalHome()
+    appendFileSync(join(home, 'config.yaml'), 'caduceus:\n  write_retry_seconds: 0.2\n')
+    const host = await createHost({ home, headless: true, live: false, validateOutput: true })
+    const call = (name: string, input: unknown) => host.dispatcher.invoke(name as never, input as never)
+    try {
+      const lock = holdJournalLock(join(home, 'state.db'), 600, 0)
+      await lock.phase('immediate')
+      const refused = await call('sessions.update', { profile: 'default', sessionId: SID, title: 'Boiler notes' })
+      // it read "invalid input" on the title field: the rename form blamed the words the user typed
+      expect(refused.ok).toBe(false)
+      expect((refused as { error: { code: string; field?: string; message: string } }).error).toMatchObject({
+        code: 'unavailable',
+        message: expect.stringContaining('locked by another program')
+      })
+      expect((refused as { error: { field?: string } }).error.field).toBeUndefined()
+      await lock.phase('released')
+      expect(
+        await call('sessions.update', { profile: 'default', sessionId: SID, title: 'Boiler notes' })
+      ).toMatchObject({
+        ok: true,
+        output: { title: 'Boiler notes' }
+      })
+    } finally {
+      await host.close()
+    }
+  }, 20_000)
+})
+
 describe('a one-shot turn on a rollback-journal home another program holds', () => {
   it('waits for the exclusive lock (open and first read retried off the loop), then completes', async () => {
     const home = deleteJournalHome()

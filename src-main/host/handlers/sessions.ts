@@ -2,7 +2,6 @@ import { CaduceusError, type SessionPage } from '@shared/contract'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 import { priceSessionDetail, priceSessionRows, readPriceOverrides } from '../../costs'
-import { errorMessage } from '@shared/contract/errors'
 
 type SessionHandlers = Pick<
   HandlerMap,
@@ -54,12 +53,9 @@ export function sessionHandlers(s: Services): SessionHandlers {
     'sessions.update': async ({ profile, sessionId, title, archived, pinned }) => {
       const store = s.stores.get(profile)
       if (!store.getSession(sessionId)) throw notFound(profile, sessionId)
-      try {
-        if (title !== undefined) await store.setTitle(sessionId, title, 'user')
-      } catch (err) {
-        // Title rules (length, uniqueness) are user errors, not host failures.
-        throw new CaduceusError('invalid_input', errorMessage(err), 'title')
-      }
+      // The title rules (length, uniqueness) answer as user errors on the title field (store/titles.ts); a write the
+      // home refused (locked by another program, a read-only file) is no fault of the words typed and says so as it is.
+      if (title !== undefined) await store.setTitle(sessionId, title, 'user')
       if (archived !== undefined) await store.setArchived(sessionId, archived)
       if (pinned !== undefined) await store.setPinned(sessionId, pinned)
       const summary = store.summary(sessionId)
