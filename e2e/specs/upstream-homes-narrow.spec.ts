@@ -101,7 +101,10 @@ test.describe('cron', () => {
 
 test.describe('tool timeline', () => {
   test.use({ home: 'tools' })
-  test("a call at the turn's end keeps its mark inside the timeline's track", async ({ page, host }) => {
+  test("a call at the turn's end keeps its mark inside the timeline's track; at 390 px the rows fit the transcript", async ({
+    page,
+    host
+  }) => {
     await narrowWithRail(page, host.url)
     await new SessionPage(page).open('default', 'golden-tools-more')
     const calls = page.getByTestId('timeline-call')
@@ -118,5 +121,11 @@ test.describe('tool timeline', () => {
         .filter(Boolean)
     )
     expect(outside).toEqual([])
+    // in a phone-sized browser (390 px) the facts beside each bar wrap: on one line they widened every row past the
+    // transcript's edge, which then scrolled sideways
+    await page.setViewportSize({ width: 390, height: 860 })
+    await expect(calls.first()).toBeVisible()
+    const transcript = page.getByTestId('transcript')
+    expect(await transcript.evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(1)
   })
 })
