@@ -194,4 +194,12 @@ test('at 900 px with the rail open, and at 390 px, the whole top bar is on scree
     expect(w, 'a session title at 390 px').toBeGreaterThan(150)
   const list = page.getByTestId('session-list')
   expect(await list.evaluate((e) => e.scrollWidth - e.clientWidth), 'the list at 390 px').toBeLessThanOrEqual(1)
+  // one profile's Memory page: its cards (one column here) were as wide as the widest one's content, past the screen
+  await shell.goTo('memory')
+  await shell.selectProfile('research')
+  await expect(page.getByTestId('memory-entries')).toBeVisible()
+  const cards = page.locator('.memory-page .panel')
+  for (const r of await cards.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().right)))
+    expect(r, 'a Memory card at 390 px').toBeLessThanOrEqual(390)
+  expect(await outsideCard(cards.locator('*')), 'Memory at 390 px').toEqual([])
 })
