@@ -5,8 +5,8 @@ import { CronPage } from '../page-models/cron-page'
 import { SessionPage } from '../page-models/session-page'
 import { SubagentsPage } from '../page-models/subagents-page'
 
-// Homes upstream Hermes wrote, at the window's minimum width (900 px, src-main/index.ts): nothing is cut off or laid over
-// its neighbour.
+// Homes upstream Hermes wrote, at the window's minimum width (900 px, src-main/index.ts) and, where a served host is
+// opened in a phone's browser, at 390 px: nothing is cut off, laid over its neighbour or scrolled sideways.
 
 /**
  * The app at 900 px with the profile rail open: opened wider and then narrowed (the rail only starts folded in a window
