@@ -1,4 +1,4 @@
-import { watch, type FSWatcher, mkdirSync } from 'node:fs'
+import { existsSync, watch, type FSWatcher, mkdirSync } from 'node:fs'
 import { CaduceusError, PARENT_LOOKUP_MAX, type EventPayload } from '@shared/contract'
 import { join } from 'node:path'
 import { SessionWatcher, StoreRegistry, type SessionStore } from '../../store'
@@ -135,29 +135,48 @@ export function createStoreServices(opts: {
   updateMultiplex()
 
   let profilesWatch: FSWatcher | null = null
+  let rootWatch: FSWatcher | null = null
   if (opts.live) {
     const dir = join(root, 'profiles')
-    mkdirSync(dir, { recursive: true })
     let timer: NodeJS.Timeout | null = null
-    try {
-      profilesWatch = watch(dir, () => {
-        if (timer) return
-        timer = setTimeout(() => {
-          timer = null
-          const added = stores.refresh()
-          for (const name of added) watchProfile(name, true)
-          updateMultiplex()
-          watchMemory()
-          for (const name of [...watchers.keys()])
-            if (!stores.has(name)) {
-              watchers.get(name)!.stop()
-              watchers.delete(name)
-            }
-          if (added.length) profilesChanged()
-        }, 200)
-      })
-    } catch (err) {
-      log.warn('store', `cannot watch ${dir} for new profiles: ${errorMessage(err)}`)
+    const rescan = () => {
+      if (timer) return
+      timer = setTimeout(() => {
+        timer = null
+        const added = stores.refresh()
+        for (const name of added) watchProfile(name, true)
+        updateMultiplex()
+        watchMemory()
+        for (const name of [...watchers.keys()])
+          if (!stores.has(name)) {
+            watchers.get(name)!.stop()
+            watchers.delete(name)
+          }
+        if (added.length) profilesChanged()
+      }, 200)
+    }
+    const watchProfiles = () => {
+      try {
+        profilesWatch = watch(dir, rescan)
+      } catch (err) {
+        log.warn('store', `cannot watch ${dir} for new profiles: ${errorMessage(err)}`)
+      }
+    }
+    if (existsSync(dir)) watchProfiles()
+    else {
+      // A home with no profiles/ (upstream's single-profile ~/.hermes) is not given one by being served: the root is
+      // watched for the folder instead, until `hermes profile create` (or anything) makes it.
+      try {
+        rootWatch = watch(root, (_event, name) => {
+          if (profilesWatch || String(name) !== 'profiles' || !existsSync(dir)) return
+          rootWatch?.close()
+          rootWatch = null
+          watchProfiles()
+          rescan() // a profile made with the folder, before its watch began
+        })
+      } catch (err) {
+        log.warn('store', `cannot watch ${root} for a profiles folder: ${errorMessage(err)}`)
+      }
     }
   }
 
@@ -187,6 +206,7 @@ export function createStoreServices(opts: {
         }
       }
       profilesWatch?.close()
+      rootWatch?.close()
       for (const w of watchers.values()) w.stop()
       for (const ws of fileWatches.values()) for (const w of ws) w.stop()
       stores.closeAll()
