@@ -1,7 +1,7 @@
 import { existsSync, watch, type FSWatcher, mkdirSync } from 'node:fs'
 import { CaduceusError, PARENT_LOOKUP_MAX, type EventPayload } from '@shared/contract'
 import { join } from 'node:path'
-import { SessionWatcher, StoreRegistry, type SessionStore } from '../../store'
+import { isBusy, SessionWatcher, StoreRegistry, type SessionStore } from '../../store'
 import { claimProfiles, setDefaultRoot } from '../../scope'
 import type { EventBus } from '../dispatch'
 import type { Logger } from '@shared/contract/log'
@@ -46,6 +46,9 @@ function withParents(store: SessionStore, change: { profile: string; sessionIds:
   return parents.size ? { ...evt, parentIds: [...parents] } : evt
 }
 
+/** How soon a profile whose state.db was locked when its watch began is tried again. */
+const WATCH_RETRY_MS = 1000
+
 /**
  * The store layer of the service graph: one SessionStore + watcher per profile, and a watch on
  * `<root>/profiles` so a profile created by another process appears without a restart.
@@ -74,6 +77,8 @@ export function createStoreServices(opts: {
     profileNotices: (e) => memoryFileProblems(e.home)
   })
   const watchers = new Map<string, SessionWatcher>()
+  const lockRetries = new Set<NodeJS.Timeout>()
+  let closed = false
   const closers: Array<() => void | Promise<void>> = []
 
   const profilesChanged = () => bus.emit('profiles.changed', { profiles: stores.list().map((e) => e.name) })
@@ -105,6 +110,18 @@ export function createStoreServices(opts: {
     } catch (err) {
       // A malformed or locked DB must not stop the other profiles from being served.
       log.error('store', `cannot watch profile ${name}: ${errorMessage(err)}`)
+      // Locked by another program at that moment (a rollback-journal home under a foreign write): tried again until it
+      // opens, and then said, so the rail and lists read it again. Unwatched, another process's sessions in it were
+      // never announced and the rail kept "cannot be read" for as long as the host ran.
+      if (isBusy(err) && !closed) {
+        const retry = setTimeout(() => {
+          lockRetries.delete(retry)
+          if (closed || watchers.has(name) || !stores.has(name)) return
+          watchProfile(name, true)
+          if (watchers.has(name)) profilesChanged()
+        }, WATCH_RETRY_MS)
+        lockRetries.add(retry)
+      }
     }
   }
   // each profile's built-in memory files and cron/jobs.json: another process's memory tool, cron CLI or scheduler
@@ -198,6 +215,8 @@ export function createStoreServices(opts: {
     },
     onClose: (fn) => void closers.push(fn),
     async close() {
+      closed = true
+      for (const t of lockRetries) clearTimeout(t)
       for (const fn of closers.reverse()) {
         try {
           await fn()
