@@ -163,7 +163,7 @@ async function claimDueJobs(
       const r = dueScan(structuredClone(j), now, timeZone, busy.has(`${home}\0${String(j.id)}`))
       return !r.due && !r.changed && !r.remove
     } catch {
-      return false
+      return false // a job the scan cannot read: the locked scan skips it and names it in the log
     }
   }
   if (readJobs(home).jobs.every(idle)) return []
