@@ -3,7 +3,7 @@
 // and a profile created all at once (folder and state.db together). The host follows the path each time, serves
 // what is on disk now, writes into that file and tells the renderer what to read again.
 import Database from 'better-sqlite3'
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { createHost, type Host } from '../src-main/host'
@@ -118,9 +118,13 @@ describe('a live host follows the files another program swaps under it', () => {
   it('a profile created all at once (folder and state.db together): its sessions are announced, not just its count', async () => {
     const root = tempDir('cad-swap-host-root-')
     const { host, events } = await live(root)
+    // a home with no profiles/ (upstream's single-profile ~/.hermes) is not given one by being served
+    expect(existsSync(join(root, 'profiles'))).toBe(false)
     const made = tempDir('cad-swap-host-made-')
     await runWriter([join(made, 'state.db'), 'born-with-it', 'append', '1'])
-    // upstream's `profile create` + first use, seen by the host as one new folder holding a state.db
+    // upstream's `profile create` + first use, seen by the host as the profiles folder and, at once, a new folder in
+    // it holding a state.db
+    mkdirSync(join(root, 'profiles'))
     renameSync(made, join(root, 'profiles', 'fresh'))
     await waitFor(() => named(events, 'fresh').has('born-with-it'))
     expect(

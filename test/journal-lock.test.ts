@@ -14,6 +14,7 @@ import { createTurnHost } from '../src-main/host/compose'
 import { TURN_CHANNELS } from '../src-main/gateway'
 import { createLogger } from '../src-main/host/log/log'
 import { holdJournalLock, lockOnSignal, makeDeleteJournalHome } from './fixtures/journal-lock'
+import { runWriter } from '../src-main/store/test-fixtures/spawn-writer'
 
 const SID = '20260101_090000_aa01'
 const dirs: string[] = []
@@ -78,6 +79,62 @@ describe('a rollback-journal home locked by another program', () => {
     expect(check.pragma('journal_mode', { simple: true })).toBe('delete')
     check.close()
   }, 30_000)
+})
+
+describe('a profile another program holds locked while the host starts', () => {
+  it('is watched once the lock is gone: the rail is told, and a session another process then writes is announced', async () => {
+    const home = deleteJournalHome()
+    const lock = holdJournalLock(join(home, 'state.db'), 0, 1200)
+    await lock.phase('exclusive')
+    const host = await createHost({ home, headless: true, live: true, validateOutput: true })
+    const events: Array<{ event: string; payload: { sessionIds?: string[] } }> = []
+    host.bus.subscribe((e) => events.push(e as never))
+    const until = async (ok: () => boolean) => {
+      for (const end = Date.now() + 8000; !ok(); await new Promise((r) => setTimeout(r, 50)))
+        if (Date.now() > end) throw new Error(`waited 8 s for: ${ok}`)
+    }
+    try {
+      await lock.phase('released')
+      // it was left unwatched for the host's life: "cannot be read" in the rail, another process's writes unheard
+      await until(() => events.some((e) => e.event === 'profiles.changed'))
+      await runWriter([join(home, 'state.db'), 'written-after-the-lock', 'append', '1'])
+      await until(() =>
+        events.some((e) => e.event === 'sessions.changed' && !!e.payload.sessionIds?.includes('written-after-the-lock'))
+      )
+    } finally {
+      await host.close()
+    }
+  }, 20_000)
+})
+
+describe('a rename while another program holds the write lock', () => {
+  it('is refused as locked (nothing saved), not as something wrong with the title; after the lock it is saved', async () => {
+    const home = deleteJournalHome()
+    appendFileSync(join(home, 'config.yaml'), 'caduceus:\n  write_retry_seconds: 0.2\n')
+    const host = await createHost({ home, headless: true, live: false, validateOutput: true })
+    const call = (name: string, input: unknown) => host.dispatcher.invoke(name as never, input as never)
+    try {
+      const lock = holdJournalLock(join(home, 'state.db'), 600, 0)
+      await lock.phase('immediate')
+      const refused = await call('sessions.update', { profile: 'default', sessionId: SID, title: 'Boiler notes' })
+      // it read "invalid input" on the title field: the rename form blamed the words the user typed
+      expect(refused.ok).toBe(false)
+      expect((refused as { error: { code: string; field?: string; message: string } }).error).toMatchObject({
+        code: 'unavailable',
+        message: expect.stringContaining('locked by another program')
+      })
+      expect((refused as { error: { field?: string } }).error.field).toBeUndefined()
+      await lock.phase('released')
+      expect(
+        await call('sessions.update', { profile: 'default', sessionId: SID, title: 'Boiler notes' })
+      ).toMatchObject({
+        ok: true,
+        output: { title: 'Boiler notes' }
+      })
+    } finally {
+      await host.close()
+    }
+  }, 20_000)
 })
 
 describe('a one-shot turn on a rollback-journal home another program holds', () => {

@@ -264,7 +264,7 @@ describe('a home on the newest upstream schema (v31, NousResearch/hermes-agent)'
     })
   }, 30_000)
 
-  it('a "[System: …]" note stored as a user turn is in no transcript, as upstream\'s clients leave it out', async () => {
+  it('a "[System: …]" note stored as a user turn, and a session_meta row, are in no transcript, as upstream\'s clients leave them out', async () => {
     const dir = home()
     // as upstream's gateway stores its runtime notes (a model switch) and Caduceus its continuation prompts: user rows
     const db = new Database(join(dir, 'profiles', 'work', 'state.db'))
@@ -283,12 +283,17 @@ describe('a home on the newest upstream schema (v31, NousResearch/hermes-agent)'
     add.run(DESK, 'user', '[Systemd] why does my unit restart every minute?', at + 2, null)
     add.run(DESK, 'user', '[System] is what my log line starts with', at + 3, null)
     add.run(DESK, 'assistant', '[System: an assistant reply is no note]', at + 4, null)
+    // upstream's gateway opens a session's transcript with a `session_meta` row (its append_message, no content): a
+    // record for its logs, which its resume, HTML export and history load all skip; it read "Session_meta (empty
+    // message)" at the transcript's end
+    add.run(DESK, 'session_meta', null, at + 5, null)
     db.close()
     await withHost(dir, async (call) => {
       const { items } = await call<{ items: Array<{ role: string; content: string | null }> }>('sessions.messages', {
         profile: 'work',
         sessionId: DESK
       })
+      expect(items.filter((m) => m.role === 'session_meta')).toEqual([])
       const texts = items.map((m) => m.content ?? '')
       expect(texts.filter((t) => t.includes('switched the model') || t.includes('length limit'))).toEqual([])
       expect(texts.slice(-3)).toEqual([

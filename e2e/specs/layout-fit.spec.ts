@@ -160,7 +160,7 @@ test('at 1024 and 1360 px titles, tables and ids are whole and inside their card
 
 // At the window's minimum width (900 px) with the profile rail open, the top bar's last items (the connection state
 // and the theme switch) ran past the window's edge: "connected" read "co" and the theme switch could not be reached.
-test('at 900 px with the rail open the whole top bar is on screen, its connection state still named; toolbars fit', async ({
+test('at 900 px with the rail open, and at 390 px, the whole top bar is on screen, its connection state still named; toolbars fit', async ({
   page,
   host
 }) => {
@@ -178,4 +178,28 @@ test('at 900 px with the rail open the whole top bar is on screen, its connectio
   // the Sessions filters took three lines here, and the Costs exports split across two with "Custom…" open
   await toolbarsFit(shell, 900)
   await page.getByTestId('theme-toggle').click()
+  // a phone's browser on a served host (390 px, the rail down to its avatars): the tabs alone are wider than the bar, so the bar
+  // wraps rather than leaving Settings, New chat and the theme switch past the edge of a shell that does not scroll
+  await page.setViewportSize({ width: 390, height: 860 })
+  for (const id of ['nav-settings', 'topbar-new-chat', 'connection-indicator', 'theme-toggle']) {
+    const box = (await page.getByTestId(id).boundingBox())!
+    expect(box.x + box.width, `${id} at 390 px`).toBeLessThanOrEqual(390)
+  }
+  expect(await page.locator('.shell').evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(0)
+  // the list's fixed columns (model, count, time, cost) left its titles 0 px wide there: every row read "—"
+  await shell.goTo('sessions')
+  const titles = page.locator('[data-testid="session-row"] .row-title')
+  await expect(titles.first()).toBeVisible()
+  for (const w of await titles.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width)))
+    expect(w, 'a session title at 390 px').toBeGreaterThan(150)
+  const list = page.getByTestId('session-list')
+  expect(await list.evaluate((e) => e.scrollWidth - e.clientWidth), 'the list at 390 px').toBeLessThanOrEqual(1)
+  // one profile's Memory page: its cards (one column here) were as wide as the widest one's content, past the screen
+  await shell.goTo('memory')
+  await shell.selectProfile('research')
+  await expect(page.getByTestId('memory-entries')).toBeVisible()
+  const cards = page.locator('.memory-page .panel')
+  for (const r of await cards.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().right)))
+    expect(r, 'a Memory card at 390 px').toBeLessThanOrEqual(390)
+  expect(await outsideCard(cards.locator('*')), 'Memory at 390 px').toEqual([])
 })

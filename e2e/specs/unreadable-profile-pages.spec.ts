@@ -104,6 +104,12 @@ test('the Sessions list and search name an unreadable profile and a newer-schema
     )
     await expect(newer.locator('[data-profile="future"]')).toHaveText(/schema version 99/)
     await scanThemes(page, 'search-all', found)
+
+    // a session of the unreadable profile (a link kept from before): the reason, and no "No messages yet." under it
+    await shell.open(host.url, '#/session/corrupt/20251204_101010_gone')
+    await expect(page.getByRole('alert').filter({ hasText: 'not a database' }).first()).toBeVisible()
+    await expect(page.getByTestId('transcript')).toHaveText('The messages could not be read.')
+    await scanThemes(page, 'session-corrupt', found)
     expect(found).toEqual({})
   } finally {
     await host.close()

@@ -5,8 +5,8 @@ import { CronPage } from '../page-models/cron-page'
 import { SessionPage } from '../page-models/session-page'
 import { SubagentsPage } from '../page-models/subagents-page'
 
-// Homes upstream Hermes wrote, at the window's minimum width (900 px, src-main/index.ts): nothing is cut off or laid over
-// its neighbour.
+// Homes upstream Hermes wrote, at the window's minimum width (900 px, src-main/index.ts) and, where a served host is
+// opened in a phone's browser, at 390 px: nothing is cut off, laid over its neighbour or scrolled sideways.
 
 /**
  * The app at 900 px with the profile rail open: opened wider and then narrowed (the rail only starts folded in a window
@@ -66,6 +66,16 @@ test.describe('cron', () => {
     const cron = new CronPage(page)
     await cron.open()
     await expect(cron.jobs).toHaveCount(17)
+    // upstream takes any text as a job's name: one with no place to break (snake_case, a pasted hash) pushed every column after it off
+    // the page, Remove included
+    const long = 'weekly_digest_of_'.repeat(10) + 'reports'
+    await cron.jobs.first().getByTestId('cron-edit').click()
+    await page.getByTestId('cron-name').fill(long)
+    await page.getByTestId('cron-save').click()
+    await expect(cron.job(long)).toHaveCount(1)
+    // nothing to scroll sideways to: the table's own box could sit inside the page while its wrapper scrolled
+    const wrap = page.locator('.cron-page .table-wrap')
+    expect(await wrap.evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(1)
     // a delivery list (`local,discord:555`) or a long output path widened the table past the page
     const table = page.getByTestId('cron-table')
     const page_ = await page.getByTestId('page-cron').boundingBox()
@@ -91,7 +101,10 @@ test.describe('cron', () => {
 
 test.describe('tool timeline', () => {
   test.use({ home: 'tools' })
-  test("a call at the turn's end keeps its mark inside the timeline's track", async ({ page, host }) => {
+  test("a call at the turn's end keeps its mark inside the timeline's track; at 390 px the rows fit the transcript", async ({
+    page,
+    host
+  }) => {
     await narrowWithRail(page, host.url)
     await new SessionPage(page).open('default', 'golden-tools-more')
     const calls = page.getByTestId('timeline-call')
@@ -108,5 +121,11 @@ test.describe('tool timeline', () => {
         .filter(Boolean)
     )
     expect(outside).toEqual([])
+    // in a phone-sized browser (390 px) the facts beside each bar wrap: on one line they widened every row past the
+    // transcript's edge, which then scrolled sideways
+    await page.setViewportSize({ width: 390, height: 860 })
+    await expect(calls.first()).toBeVisible()
+    const transcript = page.getByTestId('transcript')
+    expect(await transcript.evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(1)
   })
 })

@@ -264,6 +264,17 @@ describe('scheduler', () => {
     await scheduler(h, () => NOW + 60_000, ran).tick()
     expect(ran).toEqual([])
     expect(existsSync(join(h, 'cron', '.tick.lock'))).toBe(false)
+    // a hand-edited job with no schedule and no next run: nothing a tick could claim or change, so still no lock (it
+    // took both, and made both lock files in a home only read, every tick for as long as the job stayed)
+    const file = join(h, 'cron', 'jobs.json')
+    const jobs = JSON.parse(readFileSync(file, 'utf8')) as { jobs: unknown[] }
+    jobs.jobs.push({ id: 'handmade0001', name: 'no schedule', prompt: 'ping', schedule: null, enabled: true })
+    writeFileSync(file, JSON.stringify(jobs))
+    const before = readFileSync(file, 'utf8')
+    await scheduler(h, () => NOW + 120_000, ran).tick()
+    expect(ran).toEqual([])
+    expect(existsSync(join(h, 'cron', '.tick.lock'))).toBe(false) // taken first, the jobs lock inside it
+    expect(readFileSync(file, 'utf8')).toBe(before)
   })
 
   it("claims nothing while upstream's tick holds cron/.tick.lock (its due scan and its advance are two lock turns)", async () => {

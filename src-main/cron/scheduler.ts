@@ -154,10 +154,21 @@ async function claimDueJobs(
 ): Promise<RawJob[]> {
   // No jobs.json, nothing due: a tick must not create the cron folder or its lock file in a home it only reads.
   if (!existsSync(jobsPath(home))) return []
-  // Every enabled job's next run still ahead: the due scan would change nothing, so neither lock is taken (each is
-  // a helper process; an idle app would start two per profile every tick). A stale read only waits for a later tick.
-  if (readJobs(home).jobs.every((j) => j.enabled === false || timeOf(j.next_run_at) > now)) return []
+  // The due scan would change nothing (every enabled job's next run still ahead, or a job no tick can run: no schedule,
+  // no next run), so neither lock is taken: each is a helper process, an idle app would start two per profile every
+  // tick and make both lock files in a home it only reads. Asked of the scan itself, on a copy of each job; a job the
+  // scan cannot read is left to it (it names the job in the log). A stale read only waits for a later tick.
   const timeZone = timeZoneOf(home)
+  const idle = (j: RawJob) => {
+    if (j.enabled === false || timeOf(j.next_run_at) > now) return true
+    try {
+      const r = dueScan(structuredClone(j), now, timeZone, busy.has(`${home}\0${String(j.id)}`))
+      return !r.due && !r.changed && !r.remove
+    } catch {
+      return false // a job the scan cannot read: the locked scan skips it and names it in the log
+    }
+  }
+  if (readJobs(home).jobs.every(idle)) return []
   // Under upstream's tick lock as well (jobs-lock.ts: withTickLock); while another tick holds it, nothing is claimed.
   const claimed = await withTickLock(cronDir(home), () =>
     claimUnderJobsLock(home, now, timeZone, limit, busy, log, skip)

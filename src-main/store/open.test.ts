@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { getTableConfig } from 'drizzle-orm/sqlite-core'
 import { SessionStore } from './index'
-import { openStateDb } from './open'
+import { beginWriteTx, openStateDb } from './open'
 import { SCHEMA_VERSION } from './schema'
 import { DECLARED_TABLES } from './schema'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
@@ -199,6 +199,19 @@ describe('openStateDb', () => {
     expect(cols(h.sqlite, 'sessions')).toContain('message_count')
     h.sqlite.close()
     expect(() => openStateDb(join(tempDir(), 'absent.db'), { readonly: true })).toThrow()
+  })
+
+  it('a first write that fails inside its transaction (a read-only file) leaves the read views and their bookkeeping as they were', () => {
+    // A v21 home on a read-only mount: BEGIN IMMEDIATE is granted, then reconcile's first ALTER TABLE is refused. The
+    // rollback brings the views back; the bookkeeping said "none", so the next write's reconcile met the TEMP view
+    // and failed with "Cannot add a column to a view" (and reads were planned as if no view shadowed the tables).
+    const path = makeHome(tempDir(), 21)
+    const h = openStateDb(path, { readonly: true })
+    const firstWrite = () => h.sqlite.transaction(() => beginWriteTx(h)).immediate()
+    expect(firstWrite).toThrow(/readonly database/)
+    expect(firstWrite).toThrow(/readonly database/)
+    expect(cols(h.sqlite, 'sessions')).toContain('archived') // v21 lacks it: still read through its view
+    h.sqlite.close()
   })
 
   it("a table another program creates under an open older home is read once the store's next write re-makes the views", async () => {

@@ -326,11 +326,18 @@ export function prepareForWrite(h: StateDb, busyMs = 1000): void {
 /**
  * First step inside every write transaction (the lock is held): the real tables replace the read views, and
  * the first write of an open reconciles. Returns the views that were in place, for `endWriteTx`/`abortWriteTx`.
+ * When the reconcile throws (a read-only file or mount, a full disk) the caller never gets them, so the
+ * bookkeeping is put back here: the rollback that follows restores the views themselves.
  */
 export function beginWriteTx(h: StateDb): string[] | undefined {
   const views = shimViews(h.sqlite)
   dropReadShim(h.sqlite)
-  reconcileInWrite(h)
+  try {
+    reconcileInWrite(h)
+  } catch (err) {
+    restoreShimState(h.sqlite, views)
+    throw err
+  }
   return views
 }
 

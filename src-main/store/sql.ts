@@ -179,7 +179,9 @@ export const ACTIVITY = 'COALESCE(s.last_activity_at, s.started_at)'
  * one it marks `display_kind = 'hidden'` (model-facing scaffolding), and a user row whose text, leading whitespace
  * aside, opens with "[System:" — the runtime notes upstream (model switches, nudges) and Caduceus (its continuation
  * prompts, `continuation_notice`) store as user turns for the model. Exactly that opening: a user message that only
- * begins "[System]" or "[Systemd" is the user's own and stays. `p` is the messages alias with its dot, or ''.
+ * begins "[System]" or "[Systemd" is the user's own and stays. Also a `session_meta` row: upstream's gateway stores one
+ * (no content) at a session's first turn as a record for its logs, and its resume, history load and HTML export all
+ * skip it. `p` is the messages alias with its dot, or ''.
  */
-export const hiddenMessageSql = (p: string) => `(COALESCE(${p}display_kind, '') = 'hidden'
+export const hiddenMessageSql = (p: string) => `(COALESCE(${p}display_kind, '') = 'hidden' OR ${p}role = 'session_meta'
   OR (${p}role = 'user' AND substr(ltrim(COALESCE(${p}content, ''), ' ' || char(9, 10, 13)), 1, 8) = '[System:'))`

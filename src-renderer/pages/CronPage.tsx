@@ -111,7 +111,7 @@ export function CronPage() {
             <tbody>
               {jobs.map((j) => (
                 <tr key={j.id} data-testid="cron-job" data-id={j.id}>
-                  <td title={j.prompt}>
+                  <td className="cron-name" title={j.prompt}>
                     {j.name}
                     <div className="muted mono">{j.id}</div>
                   </td>

@@ -53,8 +53,8 @@ export function sessionHandlers(s: Services): SessionHandlers {
     'sessions.update': async ({ profile, sessionId, title, archived, pinned }) => {
       const store = s.stores.get(profile)
       if (!store.getSession(sessionId)) throw notFound(profile, sessionId)
-      // a title the rules refuse (too long, held by another session) throws its own error naming the title field; a
-      // database another program keeps locked, or one that fails, is no fault of the title and keeps its own error
+      // The title rules (length, uniqueness) answer as user errors on the title field (store/titles.ts); a write the
+      // home refused (locked by another program, a read-only file) is no fault of the words typed and says so as it is.
       if (title !== undefined) await store.setTitle(sessionId, title, 'user')
       if (archived !== undefined) await store.setArchived(sessionId, archived)
       if (pinned !== undefined) await store.setPinned(sessionId, pinned)

@@ -1,7 +1,7 @@
-import { watch, type FSWatcher, mkdirSync } from 'node:fs'
+import { existsSync, watch, type FSWatcher, mkdirSync } from 'node:fs'
 import { CaduceusError, PARENT_LOOKUP_MAX, type EventPayload } from '@shared/contract'
 import { join } from 'node:path'
-import { SessionWatcher, StoreRegistry, type SessionStore } from '../../store'
+import { isBusy, SessionWatcher, StoreRegistry, type SessionStore } from '../../store'
 import { claimProfiles, setDefaultRoot } from '../../scope'
 import type { EventBus } from '../dispatch'
 import type { Logger } from '@shared/contract/log'
@@ -46,6 +46,9 @@ function withParents(store: SessionStore, change: { profile: string; sessionIds:
   return parents.size ? { ...evt, parentIds: [...parents] } : evt
 }
 
+/** How soon a profile whose state.db was locked when its watch began is tried again. */
+const WATCH_RETRY_MS = 1000
+
 /**
  * The store layer of the service graph: one SessionStore + watcher per profile, and a watch on
  * `<root>/profiles` so a profile created by another process appears without a restart.
@@ -74,6 +77,8 @@ export function createStoreServices(opts: {
     profileNotices: (e) => memoryFileProblems(e.home)
   })
   const watchers = new Map<string, SessionWatcher>()
+  const lockRetries = new Set<NodeJS.Timeout>()
+  let closed = false
   const closers: Array<() => void | Promise<void>> = []
 
   const profilesChanged = () => bus.emit('profiles.changed', { profiles: stores.list().map((e) => e.name) })
@@ -105,6 +110,18 @@ export function createStoreServices(opts: {
     } catch (err) {
       // A malformed or locked DB must not stop the other profiles from being served.
       log.error('store', `cannot watch profile ${name}: ${errorMessage(err)}`)
+      // Locked by another program at that moment (a rollback-journal home under a foreign write): tried again until it
+      // opens, and then said, so the rail and lists read it again. Unwatched, another process's sessions in it were
+      // never announced and the rail kept "cannot be read" for as long as the host ran.
+      if (isBusy(err) && !closed) {
+        const retry = setTimeout(() => {
+          lockRetries.delete(retry)
+          if (closed || watchers.has(name) || !stores.has(name)) return
+          watchProfile(name, true)
+          if (watchers.has(name)) profilesChanged()
+        }, WATCH_RETRY_MS)
+        lockRetries.add(retry)
+      }
     }
   }
   // each profile's built-in memory files and cron/jobs.json: another process's memory tool, cron CLI or scheduler
@@ -135,29 +152,48 @@ export function createStoreServices(opts: {
   updateMultiplex()
 
   let profilesWatch: FSWatcher | null = null
+  let rootWatch: FSWatcher | null = null
   if (opts.live) {
     const dir = join(root, 'profiles')
-    mkdirSync(dir, { recursive: true })
     let timer: NodeJS.Timeout | null = null
-    try {
-      profilesWatch = watch(dir, () => {
-        if (timer) return
-        timer = setTimeout(() => {
-          timer = null
-          const added = stores.refresh()
-          for (const name of added) watchProfile(name, true)
-          updateMultiplex()
-          watchMemory()
-          for (const name of [...watchers.keys()])
-            if (!stores.has(name)) {
-              watchers.get(name)!.stop()
-              watchers.delete(name)
-            }
-          if (added.length) profilesChanged()
-        }, 200)
-      })
-    } catch (err) {
-      log.warn('store', `cannot watch ${dir} for new profiles: ${errorMessage(err)}`)
+    const rescan = () => {
+      if (timer) return
+      timer = setTimeout(() => {
+        timer = null
+        const added = stores.refresh()
+        for (const name of added) watchProfile(name, true)
+        updateMultiplex()
+        watchMemory()
+        for (const name of [...watchers.keys()])
+          if (!stores.has(name)) {
+            watchers.get(name)!.stop()
+            watchers.delete(name)
+          }
+        if (added.length) profilesChanged()
+      }, 200)
+    }
+    const watchProfiles = () => {
+      try {
+        profilesWatch = watch(dir, rescan)
+      } catch (err) {
+        log.warn('store', `cannot watch ${dir} for new profiles: ${errorMessage(err)}`)
+      }
+    }
+    if (existsSync(dir)) watchProfiles()
+    else {
+      // A home with no profiles/ (upstream's single-profile ~/.hermes) is not given one by being served: the root is
+      // watched for the folder instead, until `hermes profile create` (or anything) makes it.
+      try {
+        rootWatch = watch(root, (_event, name) => {
+          if (profilesWatch || String(name) !== 'profiles' || !existsSync(dir)) return
+          rootWatch?.close()
+          rootWatch = null
+          watchProfiles()
+          rescan() // a profile made with the folder, before its watch began
+        })
+      } catch (err) {
+        log.warn('store', `cannot watch ${root} for a profiles folder: ${errorMessage(err)}`)
+      }
     }
   }
 
@@ -179,6 +215,8 @@ export function createStoreServices(opts: {
     },
     onClose: (fn) => void closers.push(fn),
     async close() {
+      closed = true
+      for (const t of lockRetries) clearTimeout(t)
       for (const fn of closers.reverse()) {
         try {
           await fn()
@@ -187,6 +225,7 @@ export function createStoreServices(opts: {
         }
       }
       profilesWatch?.close()
+      rootWatch?.close()
       for (const w of watchers.values()) w.stop()
       for (const ws of fileWatches.values()) for (const w of ws) w.stop()
       stores.closeAll()

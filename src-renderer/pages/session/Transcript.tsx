@@ -60,8 +60,13 @@ export const Transcript = memo(function Transcript({ profile, sessionId }: { pro
  * bottom (only scrolling up stops that, not rows growing as they are measured), and centres a search hit.
  */
 function TranscriptList({ profile, sessionId }: { profile: string; sessionId: string }) {
-  const { loadingOlder, focusId } = useTranscript(
-    useShallow((s) => ({ loadingOlder: s.loadingOlder, focusId: s.focusId }))
+  const { loadingOlder, focusId, failed } = useTranscript(
+    useShallow((s) => ({
+      loadingOlder: s.loadingOlder,
+      focusId: s.focusId,
+      // the first page was refused (a locked or unreadable state.db): the page names why above; nothing here is known
+      failed: s.profile === profile && s.sessionId === sessionId && s.error != null
+    }))
   )
   const win = useMessageWindow(profile, sessionId)
   // no window yet: the first page is on its way (a live turn shows meanwhile)
@@ -246,7 +251,7 @@ function TranscriptList({ profile, sessionId }: { profile: string; sessionId: st
   if (empty)
     return (
       <div className="transcript empty" data-testid="transcript">
-        No messages yet.
+        {failed ? 'The messages could not be read.' : 'No messages yet.'}
       </div>
     )
   return (
