@@ -39,7 +39,8 @@ function reply(req: RecordedRequest): ScriptReply {
       toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { goal: 'count the files', role: 'orchestrator' } }]
     }
   if (text === 'count the files') return { text: '42 files' }
-  if (text === 'summarise the inbox') return { text: 'inbox summarised' }
+  // a cron run's turn: the job's prompt after the note every cron run starts with
+  if (text.endsWith('\n\nsummarise the inbox')) return { text: 'inbox summarised' }
   return { text: 'ok' }
 }
 
@@ -139,7 +140,7 @@ describe('a cron run has no memory provider', () => {
       output: { jobs: Array<{ lastWarnings: string[] }> }
     }
     expect(listed.output.jobs[0]!.lastWarnings).toEqual([warning])
-    const req = rig.chats().find((q) => turnText(q) === 'summarise the inbox')!
+    const req = rig.chats().find((q) => turnText(q).endsWith('\n\nsummarise the inbox'))!
     expect(toolNames(req)).not.toEqual(expect.arrayContaining(['childrec_note']))
     expect(toolNames(req)).not.toContain('memory')
     expect(String(lastOf(req)?.content)).not.toContain('CHILDREC RECALL')
