@@ -7,6 +7,8 @@ describe('money formatting', () => {
     expect(formatMoney({ usd: 0, status: 'unpriced', complete: false })).toBe('unpriced')
     expect(formatMoney({ usd: 1.234, status: 'estimated', complete: true })).toBe('$1.23')
     expect(formatMoney({ usd: 0.001, status: 'billed', complete: true })).toBe('<$0.01')
+    expect(formatMoney({ usd: -1.5, status: 'billed', complete: true })).toBe('-$1.50')
+    expect(formatMoney({ usd: -0.001, status: 'billed', complete: true })).toBe('-<$0.01')
     expect(formatMoney({ usd: null, status: 'none', complete: true })).toBe('—')
   })
 

@@ -6,6 +6,8 @@ import type { CacheDecision, Money, Tokens } from '@shared/contract'
  */
 export function formatUsd(usd: number): string {
   if (!Number.isFinite(usd)) return '—'
+  // a credit or a hand-edited row: the sign goes before the currency ("-$1.50", never "$-1.50")
+  if (usd < 0) return `-${formatUsd(-usd)}`
   if (usd > 0 && usd < 0.005) return '<$0.01'
   return `$${(toCents(usd) / 100).toFixed(2)}`
 }

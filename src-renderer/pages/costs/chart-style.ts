@@ -13,7 +13,7 @@ export function shortDay(day: string): string {
  * a step of $0.005 labels $0.005 / $0.01 / $0.015, where two decimals showed "$0.01" twice and "$0.00" above zero.
  */
 const digits = (v: number) => `${+v.toPrecision(4)}`
-export const axisUsd = (v: number) => (v === 0 ? '$0' : `$${digits(v)}`)
+export const axisUsd = (v: number) => (v === 0 ? '$0' : v < 0 ? `-$${digits(-v)}` : `$${digits(v)}`)
 /** Token counts in k / M, with the same care: 1500 is "1.5k", not a second "2k". */
 export const axisCount = (v: number) =>
   v >= 1e6 ? `${digits(v / 1e6)}M` : v >= 1e3 ? `${digits(v / 1e3)}k` : digits(v)
