@@ -142,6 +142,14 @@ test('export selected downloads exactly those sessions; Export with no selection
     .map((l) => JSON.parse(l).id as string)
   expect(ids2.sort()).toEqual(shown.sort())
   expect(dl2.suggestedFilename()).toBe(`caduceus-work-shown-${shown.length}.jsonl`)
+  // the same rows as one HTML page, from the menu beside the button (keyboard: the menu opens on Enter)
+  await page.locator('.export-more > summary').focus()
+  await page.keyboard.press('Enter')
+  const [dl3] = await Promise.all([page.waitForEvent('download'), page.getByTestId('list-export-html').click()])
+  expect(dl3.suggestedFilename()).toMatch(/\.html$/)
+  const page3 = readFileSync(await dl3.path(), 'utf8')
+  for (const id of shown) expect(page3).toContain(id)
+  await expect(page.getByTestId('list-export-html')).toBeHidden() // the menu closes once a format is chosen
 })
 
 test('Space toggles the focused row, Escape clears, a profile switch clears the selection', async ({ page, host }) => {

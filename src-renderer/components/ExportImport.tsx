@@ -89,37 +89,51 @@ function ListExportButton() {
     setBusy(false)
   }
   const disabled = busy || (!selected.length && !shown)
+  const menu = useRef<HTMLDetailsElement>(null)
+  const runOther = (format: SetFormat) => {
+    if (menu.current) menu.current.open = false
+    void run(format)
+  }
+  // JSONL (upstream's format) is the button; the other set formats sit behind a small menu beside it: a button each
+  // pushed the toolbar onto a line of its own at 900 px
   return (
-    <>
+    <span className="split-button">
       <button
         className="small"
         data-testid="list-export"
         data-export={selected.length ? 'selected' : 'shown'}
         disabled={disabled}
-        title={`Export ${which} as JSONL`}
+        title={`Export ${which} as JSONL (upstream's export format)`}
         onClick={() => void run('jsonl')}
       >
         {label}
       </button>
-      <button
-        className="small"
-        data-testid="list-export-md"
-        disabled={disabled}
-        title={`Export ${which} as one Markdown file`}
-        onClick={() => void run('markdown')}
-      >
-        Markdown
-      </button>
-      <button
-        className="small"
-        data-testid="list-export-html"
-        disabled={disabled}
-        title={`Export ${which} as one page to read in any browser`}
-        onClick={() => void run('html')}
-      >
-        HTML
-      </button>
-    </>
+      <details className="export-more" ref={menu}>
+        <summary className="btn small" aria-label="Other export formats" title={`Export ${which} as Markdown or HTML`}>
+          ▾
+        </summary>
+        <div className="export-more-menu">
+          <button
+            className="small"
+            data-testid="list-export-md"
+            disabled={disabled}
+            title={`Export ${which} as one Markdown file`}
+            onClick={() => runOther('markdown')}
+          >
+            Markdown
+          </button>
+          <button
+            className="small"
+            data-testid="list-export-html"
+            disabled={disabled}
+            title={`Export ${which} as one page to read in any browser`}
+            onClick={() => runOther('html')}
+          >
+            HTML page
+          </button>
+        </div>
+      </details>
+    </span>
   )
 }
 
