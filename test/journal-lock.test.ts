@@ -14,7 +14,8 @@ import { createTurnHost } from '../src-main/host/compose'
 import { TURN_CHANNELS } from '../src-main/gateway'
 import { createLogger } from '../src-main/host/log/log'
 import { holdJournalLock, lockOnSignal, makeDeleteJournalHome } from './fixtures/journal-lock'
-import { runWriter } from '../src-main/store/test-fixtures/spawn-writer'
+import { UPSTREAM_APPEND } from '../src-main/store/test-fixtures/spawn-writer'
+import { execFileSync } from 'node:child_process'
 
 const SID = '20260101_090000_aa01'
 const dirs: string[] = []
@@ -97,9 +98,11 @@ describe('a profile another program holds locked while the host starts', () => {
       await lock.phase('released')
       // it was left unwatched for the host's life: "cannot be read" in the rail, another process's writes unheard
       await until(() => events.some((e) => e.event === 'profiles.changed'))
-      await runWriter([join(home, 'state.db'), 'written-after-the-lock', 'append', '1'])
+      const seen = events.length
+      // another process appends to a session (plain node: a tsx writer cost a second of CPU)
+      execFileSync(process.execPath, [UPSTREAM_APPEND, join(home, 'state.db'), SID, 'written after the lock'])
       await until(() =>
-        events.some((e) => e.event === 'sessions.changed' && !!e.payload.sessionIds?.includes('written-after-the-lock'))
+        events.slice(seen).some((e) => e.event === 'sessions.changed' && !!e.payload.sessionIds?.includes(SID))
       )
     } finally {
       await host.close()
