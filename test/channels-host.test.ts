@@ -121,6 +121,18 @@ describe('channels in the host', () => {
     expect(listed.jobs[0]).toMatchObject({ id: job.id, lastStatus: 'ok', lastSessionId: ran.sessionId })
     const paused = await call<CronJob>('cron.setPaused', { profile: 'default', id: job.id, paused: true })
     expect(paused.state).toBe('paused')
+    // upstream's cron takes a name of any length: one past the old 200-character bound is kept whole
+    const long = `weekly_digest_of_${'x'.repeat(400)}`
+    expect((await call<CronJob>('cron.update', { profile: 'default', id: job.id, name: long })).name).toBe(long)
+    const tooLong = await host.dispatcher.invoke('cron.update', {
+      profile: 'default',
+      id: job.id,
+      name: 'n'.repeat(2001)
+    })
+    expect(!tooLong.ok && tooLong.error).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringContaining('at most 2,000')
+    })
   })
 })
 

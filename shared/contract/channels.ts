@@ -62,6 +62,8 @@ export type CronJob = z.infer<typeof CronJob>
 const JobRef = z.object({ profile: ProfileName, id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'not a cron job id') })
 const ScheduleText = z.string().trim().min(1, 'give a schedule').max(200)
 const PromptText = z.string().trim().min(1, 'give a prompt').max(20_000)
+/** Upstream's cron takes a name of any length; this bound only keeps a request small, far past any name typed. */
+const JobName = z.string().max(2000, 'a job name is at most 2,000 characters')
 
 export const CronPreview = z.object({
   ok: z.boolean(),
@@ -93,7 +95,7 @@ export const channelRequests = {
       profile: ProfileName,
       schedule: ScheduleText,
       prompt: PromptText,
-      name: z.string().max(200).optional(),
+      name: JobName.optional(),
       repeat: z.number().int().min(1).nullable().optional(),
       /** A model to pin; left out (or '') the job follows the profile's model settings. */
       model: z.string().trim().max(200).optional()
@@ -104,7 +106,7 @@ export const channelRequests = {
     input: JobRef.extend({
       schedule: ScheduleText.optional(),
       prompt: PromptText.optional(),
-      name: z.string().max(200).optional(),
+      name: JobName.optional(),
       /** The model to pin ('' to follow the profile's model settings again). */
       model: z.string().trim().max(200).optional()
     }),
