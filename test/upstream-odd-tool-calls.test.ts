@@ -49,8 +49,8 @@ describe('tool_calls that upstream does not read as a list (fidelity home, sessi
   })
 })
 
-describe('a tool_calls value too long for the page (over MESSAGE_PREVIEW_CHARS)', () => {
-  it('is still flagged when it is not a list, and still shows its calls when it is one', async () => {
+describe('a tool_calls value too long for the page (over MESSAGE_PREVIEW_CHARS), or a list of what are no calls', () => {
+  it('is still flagged when it is not a list, and still shows its calls when it is one; a list entry with no name is flagged', async () => {
     const path = join(tempDir('cad-long-calls-'), 'state.db')
     const store = new SessionStore(path, { profile: 'default' })
     await store.createSession('s', 'cli')
@@ -65,6 +65,9 @@ describe('a tool_calls value too long for the page (over MESSAGE_PREVIEW_CHARS)'
     put.run(JSON.stringify(JSON.stringify([call])), 2) // a JSON string wrapping the list
     put.run(`not json ${args}`, 3)
     put.run(JSON.stringify([call]), 4)
+    // a list with nothing in it that reads as a call showed nothing at all, not even the notice
+    put.run(JSON.stringify([1, null, 'x', { function: null }]), 5)
+    put.run(JSON.stringify([{ id: 'c2' }, { id: 'c3', function: { name: 'terminal', arguments: '{}' } }]), 6)
     db.close()
     const read = openStateDb(path, { readonly: true }).sqlite
     try {
@@ -73,7 +76,9 @@ describe('a tool_calls value too long for the page (over MESSAGE_PREVIEW_CHARS)'
         [true, null],
         [true, null],
         [true, null],
-        [false, ['read_file']]
+        [false, ['read_file']],
+        [true, null],
+        [true, ['terminal']]
       ])
     } finally {
       read.close()

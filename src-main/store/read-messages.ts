@@ -40,7 +40,11 @@ const VISIBLE = `(COALESCE(active, 1) = 1 OR compacted = 1) AND NOT ${hiddenMess
 
 /** Accepts upstream's OpenAI shape and the flat contract shape; anything malformed becomes null. */
 export function parseToolCalls(text: unknown): ToolCall[] | null {
-  const v = safeJson(text)
+  return callsOf(safeJson(text))
+}
+
+/** The readable calls of a decoded `tool_calls` list (an entry with no name is left out); null when there are none. */
+function callsOf(v: unknown): ToolCall[] | null {
   if (!Array.isArray(v)) return null
   const out: ToolCall[] = []
   for (const c of v) {
@@ -81,12 +85,19 @@ function callUsageOf(json: unknown): CallUsage | undefined {
 }
 
 /**
- * A non-empty `tool_calls` value that does not decode (once, as upstream decodes it) to a list. A page leaves a long
- * value out (read-message-text.ts) and says in `tool_calls_list` whether it is one.
+ * A row's tool calls, and whether its non-empty `tool_calls` value is malformed: it does not decode (once, as upstream
+ * decodes it) to a list, or some entry of the list is no call that can be shown (no name) — all of them left out would
+ * otherwise read as a message with nothing in it. A page leaves a long value out (read-message-text.ts) and says in
+ * `tool_calls_list` whether it is one.
  */
-const malformedCalls = (r: Record<string, unknown>) =>
-  r.tool_calls_list === 0 ||
-  (typeof r.tool_calls === 'string' && r.tool_calls !== '' && !Array.isArray(safeJson(r.tool_calls)))
+function readCalls(r: Record<string, unknown>): { calls: ToolCall[] | null; malformed: boolean } {
+  const v = safeJson(r.tool_calls)
+  const calls = callsOf(v)
+  const text = typeof r.tool_calls === 'string' && r.tool_calls !== ''
+  const malformed =
+    r.tool_calls_list === 0 || (text && !Array.isArray(v)) || (Array.isArray(v) && v.length > (calls?.length ?? 0))
+  return { calls, malformed }
+}
 
 /**
  * A row whose text is laid out as a summary merged into a kept message with nothing else to say so: upstream v21 marks
@@ -98,9 +109,10 @@ const mergedLayout = (r: Record<string, unknown>) =>
 
 function toMessage(r: Record<string, unknown>): Message {
   const usage = r.usage_json != null ? callUsageOf(r.usage_json) : undefined
+  const { calls, malformed } = readCalls(r)
   return {
     ...(usage ? { usage } : {}),
-    ...(malformedCalls(r) ? { toolCallsMalformed: true as const } : {}),
+    ...(malformed ? { toolCallsMalformed: true as const } : {}),
     // Only pages select it: a row shown while inactive is a compacted one (VISIBLE lets no other inactive row in).
     ...(r.out_of_context ? { compacted: true as const } : {}),
     // A compression summary merged into a kept message (the agent's compression.ts): the transcript folds it.
@@ -111,7 +123,7 @@ function toMessage(r: Record<string, unknown>): Message {
     sessionId: String(r.session_id),
     role: String(r.role),
     content: displayContent(r.content),
-    toolCalls: parseToolCalls(r.tool_calls),
+    toolCalls: calls,
     toolCallId: (r.tool_call_id as string | null) ?? null,
     toolName: (r.tool_name as string | null) ?? null,
     reasoning: ((r.reasoning ?? r.reasoning_content) as string | null) ?? null,
