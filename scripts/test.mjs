@@ -1,22 +1,36 @@
-// `npm test`: build once, then three lanes side by side until all end: the browser tests (Playwright, 2 workers:
-// e2e/fixtures), the unit tests (vitest, 2 workers), and the static checks one after another (typecheck, ESLint,
-// Prettier).
+// `npm test`: build once, then everything side by side until all end: the browser tests (Playwright, 2 workers:
+// e2e/fixtures), the unit tests (vitest, 2 workers), and the static checks (typecheck, ESLint, Prettier) as three
+// processes at the lowest CPU priority.
 // Why: the CLI tests spawn `node bin/caduceus.mjs`, which runs the built bundle when it is current and TypeScript
-// through tsx otherwise (seconds per process), so the build comes first. After it, none of the three keeps two cores
-// busy on its own (the tests wait on child processes, sockets and the browser; each check is one process), and one
-// after another they left cores idle: side by side the machine stays busy and the run ends with its longest lane.
+// through tsx otherwise (seconds per process), so the build comes first. After it, the run's wall time is the machine's
+// CPU: the suite needs about twice what two cores give a lane at once. The two test lanes wait often (on child
+// processes, sockets, the browser, locks) and neither keeps two cores busy alone; the static checks never wait. So
+// the checks only fill what the test lanes leave idle (nice 19) and take both cores once those end, where at equal
+// priority they slowed the test lanes' every step and the run ended with the slowest of three crowded lanes.
 // Only vitest prints as it goes; every other step's output is held and printed whole when it ends, so logs never
 // interleave. Every step runs even after another failed, so one run reports everything that is wrong.
 import { spawn } from 'node:child_process'
+import { setPriority } from 'node:os'
 
 const started = Date.now()
 const secs = (t) => `${((Date.now() - t) / 1000).toFixed(0)} s`
 
-/** Runs `npm run <script>`; `quiet` holds its output until it ends. Resolves to its exit code. */
-function run(script, { quiet = false } = {}) {
+/**
+ * Runs `npm run <script>`; `quiet` holds its output until it ends, `filler` runs it (and what it starts) at the lowest
+ * CPU priority. Resolves to its exit code.
+ */
+function run(script, { quiet = false, filler = false } = {}) {
   const t = Date.now()
   return new Promise((resolve) => {
     const child = spawn('npm', ['run', '--silent', script], { stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' })
+    // Set before npm has started the script (it loads for ~100 ms first), so every process under it inherits it.
+    if (filler && child.pid) {
+      try {
+        setPriority(child.pid, 19)
+      } catch {
+        // a system that refuses (e.g. no permission) runs the checks at normal priority: slower, never wrong
+      }
+    }
     let out = ''
     if (quiet) {
       child.stdout.on('data', (d) => (out += d))
@@ -31,19 +45,12 @@ function run(script, { quiet = false } = {}) {
   })
 }
 
-/** Runs steps one after another, each held (quiet). Resolves to the worst exit code. */
-async function serial(scripts) {
-  let worst = 0
-  for (const s of scripts) worst = Math.max(worst, await run(s, { quiet: true }))
-  return worst
-}
-
 const build = await run('build', { quiet: true })
 if (build !== 0) process.exit(build)
 const codes = await Promise.all([
   run('test:e2e', { quiet: true }),
   run('test:unit'),
-  serial(['typecheck', 'lint', 'format:check'])
+  ...['typecheck', 'lint', 'format:check'].map((s) => run(s, { quiet: true, filler: true }))
 ])
 const worst = Math.max(...codes)
 console.log(`── npm test: ${worst ? 'FAILED' : 'ok'} in ${secs(started)}`)
