@@ -21,6 +21,15 @@ import { createStateDb } from './create'
 import { copyShape, shapeTemplate } from './shape-template'
 import { errorMessage, isNotFound } from '@shared/contract/errors'
 import { registerFold } from './fold'
+import {
+  copyReason,
+  dropCopy,
+  readCopyNotice,
+  readCopyRefusal,
+  takeCopy,
+  whyNotWritable,
+  type ReadCopy
+} from './read-copy'
 
 export interface OpenOptions {
   readonly?: boolean
@@ -72,6 +81,8 @@ export interface StateDb {
   journalConfig?: Pick<OpenOptions, 'journalMode' | 'onJournalNotice'>
   /** From OpenOptions: the addon build every connection on this file loads (the watcher's and the template's too). */
   nativeBinding?: string
+  /** Set when `sqlite` reads a private copy of the file, which this user cannot read in place (read-copy.ts). */
+  readCopy?: ReadCopy
 }
 
 /**
@@ -195,30 +206,56 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
   if (!at && readonly) throw new UnreadableStateDbError(file, 'no such file')
   // An empty file is no database yet (another program is just creating it): like no file, until the first write.
   if (!at || (at.size === 0 && !readonly)) return noFileYet(file, opts)
-  let sqlite: Database.Database
   // Taken before connecting: a rename over the path right after makes the next check see a change, never miss one.
   const fileId = at.id
-  // Locked for a moment (another program writing, or creating the file), not unreadable: the caller may retry.
-  const unreadable = (err: unknown) => (isBusy(err) ? err : new UnreadableStateDbError(file, errorMessage(err)))
   try {
-    // No busy wait until the journal mode is known: under a rollback journal a foreign writer blocks readers, and
-    // SQLite's busy handler would sleep on this (the event loop's) thread. Fail fast instead; the host retries reads
-    // off the loop (host/dispatch/dispatch.ts). The mode is asked of SQLite, never read from the file's header here:
-    // closing a descriptor of our own on the file would drop every lock this process's connections hold on it.
-    sqlite = connect(file, readonly, 0, opts.nativeBinding)
+    return openAt(file, file, readonly, busyMs, fileId, opts)
   } catch (err) {
-    throw unreadable(err)
+    // A home this user may read but not write, with no -shm beside it: SQLite cannot read it in place (read-copy.ts).
+    const reason = isBusy(err) ? null : copyReason(file, err)
+    if (!reason) throw isBusy(err) ? err : new UnreadableStateDbError(file, errorMessage(err))
+    let copy: ReadCopy
+    try {
+      copy = takeCopy(file, reason)
+    } catch (why) {
+      throw new UnreadableStateDbError(
+        file,
+        `${errorMessage(err)} (${reason}; a copy to read failed: ${errorMessage(why)})`
+      )
+    }
+    try {
+      // The copy's own identity: the store and its watcher follow the copy as they follow a file (a new copy is a new
+      // file); session-store.ts `syncFile` takes a new copy when the original's print changes.
+      const copyId = fileAt(copy.file)?.id ?? fileId
+      const h = openAt(file, copy.file, true, busyMs, copyId, opts)
+      return { ...h, readCopy: copy, notice: [readCopyNotice(copy), h.notice].filter(Boolean).join(' ') }
+    } catch (why) {
+      dropCopy(copy)
+      throw new UnreadableStateDbError(file, errorMessage(why))
+    }
   }
+}
+
+/** Opens `sqlitePath` (the file itself, or a copy of it read in its place) as the store's connection on `file`. */
+function openAt(
+  file: string,
+  sqlitePath: string,
+  readonly: boolean,
+  busyMs: number,
+  fileId: string,
+  opts: OpenOptions
+): StateDb {
+  // No busy wait until the journal mode is known: under a rollback journal a foreign writer blocks readers, and
+  // SQLite's busy handler would sleep on this (the event loop's) thread. Fail fast instead; the host retries reads
+  // off the loop (host/dispatch/dispatch.ts). The mode is asked of SQLite, never read from the file's header here:
+  // closing a descriptor of our own on the file would drop every lock this process's connections hold on it.
+  // A copy is opened writable (SQLite replays the copied -wal into it); the store's handle stays read-only.
+  const sqlite = connect(sqlitePath, readonly && sqlitePath === file, 0, opts.nativeBinding)
   try {
     // One read transaction: once its first read holds the lock, no foreign commit lands mid-open (a rollback-journal
     // writer would otherwise make a later step, e.g. an FTS table's constructor, fail as something else than busy).
     sqlite.exec('BEGIN')
-    let shape: HomeShape
-    try {
-      shape = detectShape(sqlite)
-    } catch (err) {
-      throw unreadable(err)
-    }
+    const shape = detectShape(sqlite)
     const journalMode = String(sqlite.pragma('journal_mode', { simple: true }))
     if (journalMode === 'wal') sqlite.pragma(`busy_timeout = ${busyMs}`)
     const missing = missingColumns(sqlite)
@@ -266,8 +303,13 @@ export function refreshShape(h: StateDb): HomeShape {
  * another program holding the file) is reported once and the home keeps its mode.
  */
 export function prepareForWrite(h: StateDb, busyMs = 1000): void {
+  if (h.readCopy) throw new CaduceusError('refused', readCopyRefusal(h.path, h.readCopy))
   if (h.readonly) throw new CaduceusError('refused', `${h.path} is open read-only`)
   if (h.writable) return
+  // A file this user may only read (its folder or itself not writable; a read-only mount): said in words, not as
+  // SQLite's "attempt to write a readonly database" from the middle of the write.
+  const notWritable = whyNotWritable(h.path)
+  if (notWritable) throw new CaduceusError('refused', `${h.path} cannot be changed: ${notWritable}`)
   const want =
     String(h.journalConfig?.journalMode?.() ?? 'wal')
       .trim()

@@ -29,6 +29,7 @@ import {
   type OpenOptions,
   type StateDb
 } from './open'
+import { dropCopy, sourcePrint } from './read-copy'
 import type { HomeShape } from './shape'
 import { invalid, requireId } from './errors'
 import { appendRows } from './message-write'
@@ -157,6 +158,11 @@ export function bindingOf(store: SessionStore): string | undefined {
  */
 export function sqliteOf(store: SessionStore): Database.Database {
   return stateDbOf(store).sqlite
+}
+
+/** The file the store's connection reads: state.db, or the private copy read in its place (read-copy.ts). */
+export function readPathOf(store: SessionStore): string {
+  return stateDbOf(store).readCopy?.file ?? store.path
 }
 
 /** Which file the store's connection has open (`dev:ino`; null while no state.db exists); store/-internal. */
@@ -308,6 +314,7 @@ export class SessionStore {
     if (this.db.open) this.db.close()
     for (const fn of this.closers) fn()
     this.closers.clear()
+    if (this.handle.readCopy) dropCopy(this.handle.readCopy)
   }
 
   /**
@@ -471,7 +478,9 @@ export class SessionStore {
   syncFile(): FileChange {
     const h = this.handle
     const at = fileAt(this.path)
-    const id = at && (!h.pending || at.size > 0) ? at.id : null
+    let id = at && (!h.pending || at.size > 0) ? at.id : null
+    // Read from a copy (read-copy.ts): the copy is the open file; another print of the original is a new file.
+    if (h.readCopy && id !== null) id = sourcePrint(this.path) === h.readCopy.print ? h.fileId : `${id}:changed`
     const sidecars = sidecarsOf(this.path)
     if (id === h.fileId) {
       this.sidecars = sidecars
@@ -480,7 +489,9 @@ export class SessionStore {
       return 'same'
     }
     const change: FileChange = id === null ? 'deleted' : h.pending ? 'appeared' : 'replaced'
-    const sharedSidecars = change !== 'appeared' && sidecars.some((s, i) => s !== undefined && s === this.sidecars[i])
+    // (A copy's connection never used the original's -wal/-shm.)
+    const sharedSidecars =
+      !h.readCopy && change !== 'appeared' && sidecars.some((s, i) => s !== undefined && s === this.sidecars[i])
     if (sharedSidecars) {
       // The old file's -wal/-shm are still beside the new one: opening now would read the old file's WAL over the
       // new file, and a close could checkpoint it into it. So the old WAL's frames go into the old file and the log is
@@ -522,7 +533,9 @@ export class SessionStore {
       fresh.sqlite.close()
       return 'same'
     }
+    const oldCopy = h.readCopy
     Object.assign(h, fresh)
+    h.readCopy = fresh.readCopy
     this.sidecars = sidecarsOf(this.path)
     this.countersStmt = null
     this.fieldReader = new FieldReader()
@@ -531,6 +544,7 @@ export class SessionStore {
     // (which would now be the new file's): closing it only drops the old inode.
     this.closeQuietly(old)
     if (placeholder) this.closeQuietly(placeholder.sqlite)
+    if (oldCopy) dropCopy(oldCopy)
     return change
   }
 

@@ -18,7 +18,7 @@ import Database from 'better-sqlite3'
 import { sqliteOptions } from './open'
 import { watch, type FSWatcher } from 'node:fs'
 import { basename, dirname } from 'node:path'
-import { bindingOf, openFileOf, sqliteOf, type SessionStore } from './session-store'
+import { bindingOf, openFileOf, readPathOf, sqliteOf, type SessionStore } from './session-store'
 import { fileAt, type FileChange } from './open'
 import { advanceActivity } from './activity-index'
 import { VisiblePrints } from './watcher-prints'
@@ -157,11 +157,13 @@ export class SessionWatcher {
    * the same file). Throws when what is there cannot be opened (a lock, a half-written file).
    */
   private connect(storeFile: string | null): Database.Database | null {
-    if (storeFile === null || fileAt(this.store.path)?.id !== storeFile) return null
-    const conn = new Database(this.store.path, sqliteOptions(bindingOf(this.store), { fileMustExist: true }))
+    // The file the store reads: state.db, or the private copy read in its place (read-copy.ts).
+    const path = readPathOf(this.store)
+    if (storeFile === null || fileAt(path)?.id !== storeFile) return null
+    const conn = new Database(path, sqliteOptions(bindingOf(this.store), { fileMustExist: true }))
     // Checked again once connected: the path named the store's file before and after the open, so it is the one
     // the connection has.
-    if (fileAt(this.store.path)?.id !== storeFile) {
+    if (fileAt(path)?.id !== storeFile) {
       conn.close()
       return null
     }
@@ -172,7 +174,7 @@ export class SessionWatcher {
   private install(conn: Database.Database, storeFile: string): void {
     this.conn = conn
     this.fileId = storeFile
-    const files = (this.walFiles = new WalFiles(this.store.path, storeFile))
+    const files = (this.walFiles = new WalFiles(readPathOf(this.store), storeFile))
     // Closed once the store's connection is, never while it may hold SQLite's locks on these files.
     this.store.onClose(() => files.close())
     this.leaveOnMove?.()

@@ -1,0 +1,155 @@
+/**
+ * A state.db this user may read but not write, that no program holds open: a home on a read-only mount (a backup, a
+ * container volume) or another user's home on a shared machine. SQLite reads a WAL file only through its -shm, and
+ * creates that beside the file when no open connection left one there; in a folder it may not write, every read
+ * fails ("attempt to write a readonly database", "unable to open database file" — upstream's own code fails the same
+ * way). So the store reads a private copy of the file and its -wal instead, taken again whenever the original
+ * changes (`sourcePrint`), and refuses writes saying why. Once a program opens the original (its -shm is there),
+ * SQLite reads it directly again and the store follows the original (session-store.ts `syncFile`).
+ */
+import {
+  accessSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync
+} from 'node:fs'
+import { createHash } from 'node:crypto'
+import { tmpdir, userInfo } from 'node:os'
+import { dirname, join } from 'node:path'
+
+export interface ReadCopy {
+  /** The private folder holding the copy (removed when the store lets go of it). */
+  dir: string
+  /** The copy SQLite opens. */
+  file: string
+  /** Why the original cannot be read in place, in words. */
+  reason: string
+  /** The original's state (`sourcePrint`) when copied: another print means the copy is stale. */
+  print: string
+  takenAt: number
+}
+
+const READONLY_CODES = /^SQLITE_(READONLY|CANTOPEN)/
+
+/** Why this user cannot write `path` or create files beside it (read-only file system, permissions); null if it can. */
+export function whyNotWritable(path: string): string | null {
+  for (const [p, what] of [
+    [dirname(path), 'its folder is'],
+    [path, 'it is']
+  ] as const) {
+    try {
+      accessSync(p, constants.W_OK)
+    } catch (why) {
+      const errno = (why as { code?: unknown }).code
+      if (errno === 'EROFS') return `${what} on a read-only file system`
+      if (errno === 'EACCES' || errno === 'EPERM') return `${what} not writable by ${userName()}`
+      // ENOENT (no state.db yet) and the like: the write itself says what is wrong
+    }
+  }
+  return null
+}
+
+/**
+ * Why `file` can only be read from a copy, or null when the failure `err` is something else: SQLite could not
+ * create the -shm (none there) because the folder is read-only or not this user's to write.
+ */
+export function copyReason(file: string, err: unknown): string | null {
+  const code = (err as { code?: unknown } | null)?.code
+  if (typeof code !== 'string' || !READONLY_CODES.test(code)) return null
+  if (existsSync(`${file}-shm`)) return null
+  const why = whyNotWritable(file)
+  return why?.startsWith('its folder') ? why : null
+}
+
+function userName(): string {
+  try {
+    return `user ${userInfo().username}`
+  } catch {
+    return 'this user'
+  }
+}
+
+/** The original's state, state.db and its -wal: size and modification time of each (absent reads as '-'). */
+export function sourcePrint(file: string): string {
+  return [file, `${file}-wal`]
+    .map((p) => {
+      try {
+        const st = statSync(p, { bigint: true })
+        return `${st.ino}:${st.size}:${st.mtimeNs}`
+      } catch {
+        return '-'
+      }
+    })
+    .join('|')
+}
+
+/**
+ * Copies state.db and its -wal (SQLite replays it into the copy when it opens) into a new folder only this user can
+ * read. Throws what the copy met (e.g. EACCES on
+ * an original this user may not read either).
+ */
+export function takeCopy(file: string, reason: string): ReadCopy {
+  const key = createHash('sha256').update(file).digest('hex').slice(0, 16)
+  const base = join(tmpdir(), `caduceus-read-copy-${process.getuid?.() ?? 'u'}`)
+  mkdirSync(base, { recursive: true, mode: 0o700 })
+  // Another user's data goes in there: a folder someone else made (or opened up) in the shared tmpdir is refused.
+  const st = lstatSync(base)
+  if (!st.isDirectory() || (process.getuid && st.uid !== process.getuid()) || (st.mode & 0o077) !== 0)
+    throw new Error(`${base} is not a private folder of this user`)
+  // A folder per copy: the store's connection on the last copy stays open until the new one has opened.
+  const dir = mkdtempSync(join(base, `${key}-`))
+  dropLeftovers(base, key, dir)
+  // The print first: a write between it and the copy makes the next look see a change and copy again.
+  const print = sourcePrint(file)
+  const copy = join(dir, 'state.db')
+  copyFileSync(file, copy)
+  if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copy}-wal`)
+  live.add(dir)
+  return { dir, file: copy, reason, print, takenAt: Date.now() }
+}
+
+/**
+ * Copies still in use when the process exits (a CLI command never closes its stores) go with it: they hold data
+ * of a home that is not this user's to keep. A process killed outright leaves its copies to `dropLeftovers`.
+ */
+const live = new Set<string>()
+process.once('exit', () => {
+  for (const dir of live) rmSync(dir, { recursive: true, force: true })
+})
+
+/** Copies of this original a process that died left behind (older than an hour: a live process re-copies sooner). */
+function dropLeftovers(base: string, key: string, keep: string): void {
+  const hourAgo = Date.now() - 3600_000
+  for (const name of readdirSync(base)) {
+    const dir = join(base, name)
+    if (!name.startsWith(`${key}-`) || dir === keep) continue
+    try {
+      if (statSync(dir).mtimeMs < hourAgo) rmSync(dir, { recursive: true, force: true })
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+}
+
+export function dropCopy(c: ReadCopy): void {
+  live.delete(c.dir)
+  rmSync(c.dir, { recursive: true, force: true })
+}
+
+/** The refusal of a write to a home read from a copy. */
+export function readCopyRefusal(path: string, c: ReadCopy): string {
+  return `${path} cannot be changed: ${c.reason} (Caduceus reads it from a copy taken at ${clock(c.takenAt)})`
+}
+
+/** What the profile shows while it is read from a copy. */
+export function readCopyNotice(c: ReadCopy): string {
+  return `Read-only: ${c.reason}. Caduceus reads a copy (taken at ${clock(c.takenAt)}, again whenever it changes) and cannot change anything in it.`
+}
+
+const clock = (ms: number) => new Date(ms).toLocaleTimeString('en-GB', { hour12: false })

@@ -1,0 +1,137 @@
+/**
+ * A home this user may read but not write, that no program holds open (another user's home on a shared machine, a
+ * backup on a read-only mount): SQLite cannot read its WAL file in place (no -shm, none can be made), and upstream's
+ * own code fails there too. Caduceus reads a private copy, follows the original as its owner writes, and refuses
+ * changes saying why — through the CLI and a real `caduceus serve`, run as another user than the home's owner (as
+ * root: uid 65534; otherwise the home's folders are made read-only).
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { afterAll, describe, expect, it } from 'vitest'
+import { repo } from './support/serve'
+import { SYSTEM_PYTHON } from './support/fts-integrity'
+
+const FIXTURE = join(repo, 'test/fixtures/upstream/fidelity/home') // written by upstream's own code
+const asRoot = process.getuid?.() === 0
+const OTHER = 65534
+const base = mkdtempSync(join(tmpdir(), 'cad-ro-home-'))
+chmodSync(base, 0o777) // the other user's HOME, logs and data go here too
+const home = join(base, 'home')
+cpSync(FIXTURE, home, { recursive: true })
+execFileSync('chmod', ['-R', 'a+rX', home])
+const dirs = [home, join(home, 'profiles'), join(home, 'profiles/work')]
+if (!asRoot) for (const d of dirs) chmodSync(d, 0o555)
+afterAll(() => {
+  for (const d of dirs) chmodSync(d, 0o755)
+  rmSync(base, { recursive: true, force: true })
+})
+
+const env = {
+  ...process.env,
+  HOME: base,
+  HERMES_HOME: '',
+  CADUCEUS_LOG_DIR: join(base, 'logs'),
+  CADUCEUS_DATA_DIR: join(base, 'data'),
+  TMPDIR: base
+}
+const asOther = asRoot ? { uid: OTHER, gid: OTHER } : {}
+const cli = (...args: string[]) => {
+  const r = spawnSync(process.execPath, ['bin/caduceus.mjs', ...args, '--home', home], {
+    cwd: repo,
+    env,
+    encoding: 'utf8',
+    ...asOther
+  })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex')
+const copiesLeft = () =>
+  readdirSync(base)
+    .filter((n) => n.startsWith('caduceus-read-copy-'))
+    .flatMap((n) => readdirSync(join(base, n)))
+
+describe('a home this user can read but not write', () => {
+  it('the CLI lists, searches and shows it; a change is refused saying why; the file is untouched, no copy left', () => {
+    const db = join(home, 'state.db')
+    const before = sha(db)
+    const list = cli('sessions', 'list', '--profile', 'default', '--json', '--limit', '100')
+    expect(list.code, list.stderr).toBe(0)
+    const ids = (JSON.parse(list.stdout) as { items: Array<{ id: string }> }).items.map((r) => r.id)
+    // what the file holds, read by the system's SQLite as the owner
+    const owner = execFileSync('sqlite3', [db, 'SELECT id FROM sessions'], { encoding: 'utf8' }).trim().split('\n')
+    expect(ids.length).toBeGreaterThan(10)
+    expect(owner).toEqual(expect.arrayContaining(ids))
+    expect(list.stderr).toMatch(/profile default: Read-only: its folder is not writable/)
+    expect(cli('sessions', 'search', 'heater', '--json').stdout).toContain('old-parent')
+
+    const rename = cli('sessions', 'rename', 'ancient', 'renamed')
+    expect(rename.code).toBe(1)
+    expect(rename.stderr).toMatch(
+      /state\.db cannot be changed: its folder is not writable by .* \(Caduceus reads it from a copy/
+    )
+    expect(sha(db)).toBe(before)
+    expect(existsSync(`${db}-shm`) || existsSync(`${db}-wal`)).toBe(false)
+    expect(copiesLeft()).toEqual([])
+  })
+
+  it.runIf(asRoot && existsSync(SYSTEM_PYTHON))(
+    'a running host follows what the owner writes, and its page names why nothing can be changed',
+    async () => {
+      const child = spawn(process.execPath, ['bin/caduceus.mjs', 'serve', '--home', home, '--port', '0'], {
+        cwd: repo,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        ...asOther
+      })
+      try {
+        const ready = await new Promise<{ url: string }>((ok, fail) => {
+          child.once('exit', (code) => fail(new Error(`serve exited ${code}`)))
+          createInterface({ input: child.stdout! }).on('line', (l) => l.startsWith('{"ready"') && ok(JSON.parse(l)))
+        })
+        const token = new URL(ready.url).searchParams.get('token')
+        const call = async (name: string, input: unknown) =>
+          (await (
+            await fetch(new URL('/api/call', ready.url), {
+              method: 'POST',
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ name, input })
+            })
+          ).json()) as { ok: boolean; output?: any; error?: { message: string } }
+        const page = await call('sessions.list', { profile: 'default', limit: 50 })
+        expect(page.ok).toBe(true)
+        expect(page.output.notices[0].reason).toMatch(/^Read-only: its folder is not writable/)
+        const messages = async () =>
+          (await call('sessions.messages', { profile: 'default', sessionId: 'future', afterId: 0 })).output?.items
+            ?.length
+        expect(await messages()).toBe(1)
+
+        // The owner's program writes (the system Python's SQLite, as upstream's does: WAL, then its close checkpoints).
+        execFileSync(SYSTEM_PYTHON, [
+          '-c',
+          [
+            'import sqlite3, sys, time',
+            'c = sqlite3.connect(sys.argv[1])',
+            "c.execute(\"INSERT INTO messages (session_id, role, content, timestamp) VALUES ('future', 'assistant', 'written by its owner', ?)\", (time.time(),))",
+            'c.execute("UPDATE sessions SET message_count = message_count + 1 WHERE id = \'future\'")',
+            'c.commit()'
+          ].join('\n'),
+          join(home, 'state.db')
+        ])
+        await expect.poll(messages, { timeout: 20_000 }).toBe(2)
+        const rename = await call('sessions.update', { profile: 'default', sessionId: 'future', title: 'x' })
+        expect(rename.ok).toBe(false)
+        expect(rename.error?.message).toMatch(/cannot be changed: its folder is not writable/)
+      } finally {
+        const exited = new Promise((r) => child.once('exit', r))
+        child.kill('SIGTERM')
+        await exited
+      }
+      expect(copiesLeft()).toEqual([])
+    },
+    60_000
+  )
+})
