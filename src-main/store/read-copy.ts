@@ -71,7 +71,7 @@ function userName(): string {
   try {
     return `user ${userInfo().username}`
   } catch {
-    return 'this user'
+    return 'this user' // a uid with no passwd entry (a container's): unnamed
   }
 }
 
@@ -83,7 +83,7 @@ export function sourcePrint(file: string): string {
         const st = statSync(p, { bigint: true })
         return `${st.ino}:${st.size}:${st.mtimeNs}`
       } catch {
-        return '-'
+        return '-' // absent (no -wal) or gone meanwhile: a print of its own
       }
     })
     .join('|')
