@@ -159,3 +159,41 @@ test('a new schedule on a finished job leaves it finished until Resume', async (
   await expect(row.getByTestId('cron-state')).toHaveText('scheduled')
   expect(onDisk()).toMatchObject({ enabled: true, state: 'scheduled' })
 })
+
+// The browser here is in Los Angeles; the home's cron runs on Tokyo's clock (config.yaml `timezone`, read as upstream's
+// hermes_time reads it). The page shows the times the home's cron keeps, in Tokyo, naming the zone: a `0 9 * * *` job
+// runs at 09:00 Tokyo, which Los Angeles would show as the afternoon before.
+test("a browser in another zone sees run times on the home's cron clock, named", async ({ page, host }) => {
+  // The browser's zone, for this page only: detaching the session lifts it, so the worker's reused context (and a
+  // new context per option change) is left alone.
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send('Emulation.setTimezoneOverride', { timezoneId: 'America/Los_Angeles' })
+  try {
+    const config = join(host.root, 'config.yaml')
+    writeFileSync(config, `${existsSync(config) ? readFileSync(config, 'utf8') : ''}\ntimezone: Asia/Tokyo\n`)
+    const cron = new CronPage(page)
+    await new AppShell(page).open(host.url)
+    expect(await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)).toBe('America/Los_Angeles')
+    await cron.open()
+    await page.getByTestId('cron-new').click()
+    await page.getByTestId('cron-schedule').fill('0 9 * * *')
+    // the preview's runs, 09:00 in Tokyo each
+    await expect(page.getByTestId('cron-preview')).toHaveText(/^Next runs: ([^·]*9:00:00 AM GMT\+9(?: · |$)){5}$/)
+    await page.getByRole('button', { name: 'Cancel' }).click()
+    await cron.create('0 9 * * *', 'Morning brief', 'Tokyo morning')
+    await expect(page.getByTestId('cron-clock')).toHaveText('· times in Asia/Tokyo (config.yaml timezone)')
+    const row = cron.job('Tokyo morning')
+    const stored = (): Record<string, string> =>
+      JSON.parse(readFileSync(join(host.root, 'cron', 'jobs.json'), 'utf8')).jobs[0]
+    // Computed on the home's clock too: 09:00 at Tokyo's offset, as upstream's create_job writes it.
+    expect(stored().next_run_at).toMatch(/T09:00:00\+09:00$/)
+    const tokyo = (iso: string) =>
+      new Date(iso).toLocaleString('en-US', { timeZone: 'Asia/Tokyo', timeZoneName: 'short' })
+    await expect(row.getByTestId('cron-next-run')).toHaveText(tokyo(stored().next_run_at!))
+    await expect(row.getByTestId('cron-next-run')).toContainText('9:00:00 AM GMT+9')
+    await cron.runNow(row)
+    await expect(row.locator('.cron-last')).toContainText(tokyo(stored().last_run_at!))
+  } finally {
+    await cdp.detach()
+  }
+})

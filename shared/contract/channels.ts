@@ -54,10 +54,20 @@ export const CronJob = z.object({
   lastDeliveryError: z.string().nullable(),
   /** The session of the latest run (if it is stored). */
   lastSessionId: z.string().nullable(),
-  /** What the latest run warned about (also in its output file); empty when nothing. */
+  /** What the latest run warned about (kept on the job; its output file keeps upstream's layout); empty when nothing. */
   lastWarnings: z.array(z.string())
 })
 export type CronJob = z.infer<typeof CronJob>
+
+/**
+ * The clock a profile's cron runs on (upstream's hermes_time: HERMES_TIMEZONE, else config.yaml `timezone`, else the
+ * home machine's zone): the zone the Cron page shows times in, and where it comes from.
+ */
+export const CronClock = z.object({
+  zone: z.string(),
+  source: z.enum(['HERMES_TIMEZONE', 'config.yaml', 'machine'])
+})
+export type CronClock = z.infer<typeof CronClock>
 
 const JobRef = z.object({ profile: ProfileName, id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'not a cron job id') })
 const ScheduleText = z.string().trim().min(1, 'give a schedule').max(200)
@@ -87,7 +97,10 @@ export const channelRequests = {
   /** Run (or stop) the OpenAI-compatible API server inside the app for one profile. */
   'channels.apiServer': { input: ApiServerToggle, output: ChannelsStatus },
   /** Cron jobs of one profile. */
-  'cron.list': { input: z.object({ profile: ProfileName }), output: z.object({ jobs: z.array(CronJob) }) },
+  'cron.list': {
+    input: z.object({ profile: ProfileName }),
+    output: z.object({ jobs: z.array(CronJob), clock: CronClock })
+  },
   /** Validate a schedule and preview its next run times. */
   'cron.preview': { input: z.object({ profile: ProfileName, schedule: z.string().max(200) }), output: CronPreview },
   'cron.create': {

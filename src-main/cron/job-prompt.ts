@@ -40,10 +40,10 @@ const CRON_RUN_NOTE =
 const list = (v: unknown): string[] =>
   (Array.isArray(v) ? v : typeof v === 'string' ? [v] : []).map((s) => String(s ?? '').trim()).filter(Boolean)
 
-/**
- * The text, or '' when the job gives the agent nothing to do; throws when upstream's pre-run check would refuse it
- * (prompt-guard.ts).
- */
+/** The text a run's check before the run refused (prompt-guard.ts): the run is recorded as blocked, not run. */
+export class RunBlocked extends Error {}
+
+/** The text; throws RunBlocked when upstream's pre-run check would refuse it (prompt-guard.ts). */
 export function buildJobPrompt(home: string, cronDir: string, job: RawJob, script: ScriptResult | null): string {
   const own = job.prompt == null ? '' : String(job.prompt)
   let prompt = own
@@ -63,8 +63,7 @@ export function buildJobPrompt(home: string, cronDir: string, job: RawJob, scrip
   const data = prompt !== own
   // The skills a job lists (`skills`, else an older writer's lone `skill`), each once, as upstream's due scan reads them.
   const skills = [...new Set(list(job.skills ?? job.skill))]
-  // Nothing to do at all: no text, so the run is refused rather than spent on the note alone.
-  if (!prompt.trim() && !skills.length) return ''
+  // A job with nothing of its own (no prompt, script output or skill) still runs, on the note alone, as upstream's.
   prompt = `${CRON_RUN_NOTE}\n\n${prompt}`
   if (!skills.length) return guarded(prompt, { skills: false, data, ownPrompt: own })
   const parts: string[] = []
@@ -85,6 +84,6 @@ export function buildJobPrompt(home: string, cronDir: string, job: RawJob, scrip
 
 function guarded(text: string, opts: Parameters<typeof guardRunText>[1]): string {
   const r = guardRunText(text, opts)
-  if ('refusal' in r) throw new Error(r.refusal)
+  if ('refusal' in r) throw new RunBlocked(r.refusal)
   return r.text
 }

@@ -23,6 +23,12 @@ export function outputFileName(ms: number, home: string): string {
   return `${c.y}-${c.mo}-${c.d}_${c.h}-${c.mi}-${c.s}.md`
 }
 
+/** `2026-12-05 01:02:03`, the **Run Time** of an output file (upstream's `%Y-%m-%d %H:%M:%S`, no zone named). */
+export function runTimeText(ms: number, home: string): string {
+  const c = wallClock(ms, home)
+  return `${c.y}-${c.mo}-${c.d} ${c.h}:${c.mi}:${c.s}`
+}
+
 /** `20261205_010203` (upstream's cron session id stamp). */
 export function sessionStamp(ms: number, home: string): string {
   const c = wallClock(ms, home)

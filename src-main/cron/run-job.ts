@@ -2,8 +2,9 @@
  * One cron run of an upstream-format job. A `no_agent` job runs its script and its stdout is the output; any other
  * job is a stateless-channel turn (seed 003) recorded as a `source = 'cron'` session, its text assembled from the
  * pre-run script, `context_from` and `skills` (job-prompt.ts), limited to its `enabled_toolsets` and run in its
- * `workdir`. The output lands in `cron/output/<job_id>/<%Y-%m-%d_%H-%M-%S>.md` (output-files.ts), with a Warnings
- * section when the run had any (the build's start-up warnings, toolsets it could not give the job); `deliver` targets
+ * `workdir`. The output lands in `cron/output/<job_id>/<%Y-%m-%d_%H-%M-%S>.md` (output-files.ts) in upstream's layout
+ * (output-doc.ts); what the run warned about (the build's start-up warnings, toolsets it could not give the job) is
+ * kept in the job's `last_warnings` and the run's result; `deliver` targets
  * this host cannot reach are reported in `last_delivery_error` (delivery.ts); a job following the profile's model is
  * refused, as upstream's spend guard refuses it, once that model changed; the run is then counted as upstream counts
  * it (a hand run too), and a job that reached its repeat limit is removed.
@@ -12,12 +13,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { TURN_CHANNELS, type ChannelTurnInput, type ChannelTurnResult } from '../gateway'
 import { cronDir, updateJobs, type RawJob } from './jobs-file'
-import { buildJobPrompt } from './job-prompt'
+import { buildJobPrompt, RunBlocked } from './job-prompt'
 import { runJobScript, wakesAgent, type ScriptResult } from './job-script'
 import { completedOf, timesOf } from './jobs'
 import { timeZoneOf } from './time-zone'
 import { isoWithOffset, nextRunAfter } from './schedule'
-import { outputFileName, pruneOutputs, runTitle, sessionStamp } from './output-files'
+import { outputFileName, pruneOutputs, runTimeText, runTitle, sessionStamp } from './output-files'
+import { agentDoc, blockedDoc, failedDoc, gateDoc, scriptDoc, type DocHead } from './output-doc'
 import { deliveryProblem, nothingToDeliver } from './delivery'
 import { errorMessage } from '@shared/contract/errors'
 import type { SecretVault } from '../secrets'
@@ -55,7 +57,8 @@ interface Outcome {
   error: string | null
   /** What would be delivered ('' or [SILENT]: nothing). */
   deliver: string
-  doc: string
+  /** The output file's text, given the heading fields once the run ended (output-doc.ts; '' as upstream writes it). */
+  doc: (h: DocHead) => string
   sessionId: string
   warnings?: string[]
 }
@@ -70,31 +73,20 @@ export async function runCronJob(
   const now = opts.now ?? Date.now
   const started = now()
   const name = String(job.name || job.prompt || job.id)
-  const head = (mode: string, status: string) =>
-    [
-      `# Cron job: ${name}`,
-      '',
-      `- Job: ${job.id}`,
-      `- Ran at: ${isoWithOffset(started, timeZoneOf(home))}`,
-      `- Mode: ${mode}`,
-      `- Status: ${status}`,
-      ''
-    ].join('\n')
   let o: Outcome
   try {
-    if (job.no_agent) o = await scriptOnly(home, job, head, opts.vault)
-    else
-      o = await agentRun(gateway, profile, home, job, started, head, opts.vault, () =>
-        runTitle(name, job.id, now(), home)
-      )
+    if (job.no_agent) o = await scriptOnly(home, job, opts.vault)
+    else o = await agentRun(gateway, profile, home, job, started, opts.vault, () => runTitle(name, job.id, now(), home))
   } catch (err) {
     const error = errorMessage(err)
-    o = { ok: false, error, deliver: '', doc: `${head('agent', 'error')}\nError: ${error}\n`, sessionId: '' }
+    o = { ok: false, error, deliver: '', doc: (h) => failedDoc(h, job, '', error), sessionId: '' }
   }
+  // Named and stamped when the run ended, as upstream saves it.
+  const ended = now()
   const dir = outputDir(home, job.id)
   mkdirSync(dir, { recursive: true, mode: 0o700 })
-  const outputPath = join(dir, outputFileName(started, home))
-  writeFileSync(outputPath, o.doc, { mode: 0o600 })
+  const outputPath = join(dir, outputFileName(ended, home))
+  writeFileSync(outputPath, o.doc({ name, id: job.id, runTime: runTimeText(ended, home) }), { mode: 0o600 })
   pruneOutputs(dir, home)
   const content = o.ok ? o.deliver : `Cron job '${name}' failed: ${o.error}`
   const deliveryError =
@@ -112,30 +104,25 @@ export async function runCronJob(
   }
 }
 
-async function scriptOnly(
-  home: string,
-  job: RawJob,
-  head: (m: string, s: string) => string,
-  vault: SecretVault
-): Promise<Outcome> {
+const silent = (doc: Outcome['doc']): Outcome => ({ ok: true, error: null, deliver: SILENT, doc, sessionId: '' })
+
+async function scriptOnly(home: string, job: RawJob, vault: SecretVault): Promise<Outcome> {
   const script = field(job.script)
-  if (!script) {
-    const error = 'no_agent is set but the job has no script'
-    return { ok: false, error, deliver: '', doc: `${head('no_agent (script)', 'error')}\n${error}\n`, sessionId: '' }
-  }
+  // Upstream saves an empty output file for this one.
+  if (!script)
+    return { ok: false, error: 'no_agent is set but the job has no script', deliver: '', doc: () => '', sessionId: '' }
   const r = await runJobScript(home, script, vault)
-  const mode = 'no_agent (script)'
   if (!r.ok)
     return {
       ok: false,
       error: r.output,
       deliver: '',
-      doc: `${head(mode, 'script failed')}\n${r.output}\n`,
+      doc: (h) => scriptDoc(h, 'script failed', r.output),
       sessionId: ''
     }
-  if (!wakesAgent(r.output) || !r.output.trim())
-    return { ok: true, error: null, deliver: SILENT, doc: head(mode, 'silent'), sessionId: '' }
-  return { ok: true, error: null, deliver: r.output, doc: `${head(mode, 'ok')}\n---\n\n${r.output}\n`, sessionId: '' }
+  if (!wakesAgent(r.output)) return silent((h) => scriptDoc(h, 'silent (wakeAgent=false)', r.output))
+  if (!r.output.trim()) return silent((h) => scriptDoc(h, 'silent (empty output)', r.output))
+  return { ok: true, error: null, deliver: r.output, doc: (h) => scriptDoc(h, null, r.output), sessionId: '' }
 }
 
 async function agentRun(
@@ -144,7 +131,6 @@ async function agentRun(
   home: string,
   job: RawJob,
   started: number,
-  head: (m: string, s: string) => string,
   vault: SecretVault,
   title: () => string
 ): Promise<Outcome> {
@@ -152,56 +138,63 @@ async function agentRun(
   const scriptPath = field(job.script)
   if (scriptPath) {
     script = await runJobScript(home, scriptPath, vault)
-    // Nothing collected, or the script's gate says so: no agent turn this time.
-    if (script.ok && (!script.output.trim() || !wakesAgent(script.output)))
-      return {
-        ok: true,
-        error: null,
-        deliver: SILENT,
-        doc: head('agent', 'silent (script had nothing)'),
-        sessionId: ''
-      }
+    // The script's gate says no, or it collected nothing (upstream then saves an empty file): no agent turn.
+    if (script.ok && !wakesAgent(script.output)) return silent(gateDoc)
+    if (script.ok && !script.output.trim()) return silent(() => '')
   }
+  let text: string
+  try {
+    text = buildJobPrompt(home, cronDir(home), job, script)
+  } catch (err) {
+    if (!(err instanceof RunBlocked)) throw err
+    const error = err.message
+    return { ok: false, error, deliver: '', doc: (h) => blockedDoc(h, error), sessionId: '' }
+  }
+  const failed = (error: string): Outcome => ({
+    ok: false,
+    error,
+    deliver: '',
+    doc: (h) => failedDoc(h, job, text, error),
+    sessionId: ''
+  })
+  // Checked once the text is assembled, as upstream checks it inside the run: its failure shows the prompt.
   const drift = inferenceDrift(home, job, vault)
-  if (drift) throw new Error(drift)
-  const text = buildJobPrompt(home, cronDir(home), job, script)
-  if (!text.trim()) throw new Error('the job has no prompt, script output or skill to run')
+  if (drift) return failed(drift)
   const sessionId = `cron_${job.id}_${sessionStamp(started, home)}`
   const workdir = field(job.workdir)
   const mapped = Array.isArray(job.enabled_toolsets) ? mapToolsets(job.enabled_toolsets) : null
   const toolsets = mapped?.toolsets
-  const r = await gateway.runChannelTurn({
-    profile,
-    channel: TURN_CHANNELS.cron,
-    text,
-    sessionId,
-    // The job's own model / provider / endpoint (upstream job fields) win over the profile's.
-    model: field(job.model),
-    provider: field(job.provider),
-    baseUrl: field(job.base_url),
-    ...(toolsets ? { toolsets } : {}),
-    ...(workdir ? { cwd: workdir, ephemeralPrompt: workdirContext(workdir) } : {}),
-    // Closed as upstream closes a run's session: titled from the job and the time, ended 'cron_complete'.
-    finish: { endReason: 'cron_complete', title }
-  })
-  let error = r.status === 'completed' ? null : r.error || `turn ${r.status}`
-  if (!error && !r.reply.trim()) error = 'the agent completed but produced an empty response'
+  let r: ChannelTurnResult
+  try {
+    r = await gateway.runChannelTurn({
+      profile,
+      channel: TURN_CHANNELS.cron,
+      text,
+      sessionId,
+      // The job's own model / provider / endpoint (upstream job fields) win over the profile's.
+      model: field(job.model),
+      provider: field(job.provider),
+      baseUrl: field(job.base_url),
+      ...(toolsets ? { toolsets } : {}),
+      ...(workdir ? { cwd: workdir, ephemeralPrompt: workdirContext(workdir) } : {}),
+      // Closed as upstream closes a run's session: titled from the job and the time, ended 'cron_complete'.
+      finish: { endReason: 'cron_complete', title }
+    })
+  } catch (err) {
+    return failed(errorMessage(err))
+  }
   const warnings = [...(mapped?.warnings ?? []), ...r.warnings]
-  const doc = [
-    head('agent', error ? 'error' : 'ok'),
-    `- Session: ${r.sessionId}`,
-    '',
-    ...(warnings.length ? ['## Warnings', '', ...warnings.map((w) => `- ${w}`), ''] : []),
-    '## Prompt',
-    '',
-    text,
-    '',
-    '## Response',
-    '',
-    error ? `Error: ${error}` : r.reply,
-    ''
-  ].join('\n')
-  return { ok: !error, error, deliver: r.reply, doc, sessionId: r.sessionId, warnings }
+  if (r.status !== 'completed') return { ...failed(r.error || `turn ${r.status}`), sessionId: r.sessionId, warnings }
+  // An empty reply is written as a reply (upstream's layout) and the run counted failed.
+  const error = r.reply.trim() ? null : 'the agent completed but produced an empty response'
+  return {
+    ok: !error,
+    error,
+    deliver: r.reply,
+    doc: (h) => agentDoc(h, job, text, r.reply),
+    sessionId: r.sessionId,
+    warnings
+  }
 }
 
 const lower = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : '')
@@ -266,7 +259,7 @@ function workdirContext(dir: string): string {
 
 /** A run that threw before its bookkeeping, recorded as failed (upstream's manual run does `mark_job_run(False, …)`). */
 export function markFailedRun(home: string, id: string, at: number, error: string): Promise<void> {
-  return markRun(home, id, at, { ok: false, error, deliver: '', doc: '', sessionId: '' }, null)
+  return markRun(home, id, at, { ok: false, error, deliver: '', doc: () => '', sessionId: '' }, null)
 }
 
 /**

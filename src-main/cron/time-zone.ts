@@ -18,8 +18,25 @@ function validZone(tz: unknown): string | undefined {
 }
 
 export function timeZoneOf(home: string): string | undefined {
+  const clock = cronClock(home)
+  return clock.source === 'machine' ? undefined : clock.zone
+}
+
+/** Where the profile's clock comes from: the variable, config.yaml, or (neither naming a zone) the host machine. */
+export type ClockSource = 'HERMES_TIMEZONE' | 'config.yaml' | 'machine'
+
+/**
+ * The zone the profile's cron schedules and stamps in, named, with where it comes from: what the Cron page shows its
+ * times in, so a browser on another machine (another zone) sees the home's clock, not its own.
+ */
+export function cronClock(home: string): { zone: string; source: ClockSource } {
+  const machine = { zone: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC', source: 'machine' as const }
   const fromEnv = readEnvFile(envPath(home)).HERMES_TIMEZONE?.trim() || process.env.HERMES_TIMEZONE?.trim()
   // Upstream takes a set variable even when it names no zone (then falls back to the machine's), never config.yaml.
-  if (fromEnv) return validZone(fromEnv)
-  return validZone(loadConfig(home).raw.timezone)
+  if (fromEnv) {
+    const zone = validZone(fromEnv)
+    return zone ? { zone, source: 'HERMES_TIMEZONE' } : machine
+  }
+  const zone = validZone(loadConfig(home).raw.timezone)
+  return zone ? { zone, source: 'config.yaml' } : machine
 }

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createJob, CronScheduler, readJobs, setPaused, type RawJob } from './index'
+import { createJob, cronClock, CronScheduler, readJobs, setPaused, type RawJob } from './index'
 
 const GOLDEN = resolve(import.meta.dirname, '../../test/fixtures/upstream/cron-interop/cases.json')
 const cases = JSON.parse(readFileSync(GOLDEN, 'utf8')) as {
@@ -36,6 +36,8 @@ describe("jobs Caduceus creates are the jobs upstream's create_job writes", () =
   it.each(zones)('%s', async (key) => {
     const [zone, via] = key.split('|') as [string, 'env' | 'config']
     const h = zonedHome(zone, via)
+    // The clock the Cron page shows times in is the one these jobs were computed on, named with its source.
+    expect(cronClock(h)).toEqual({ zone, source: via === 'env' ? 'HERMES_TIMEZONE' : 'config.yaml' })
     for (const want of cases.created.filter((c) => c.zone === zone && c.via === via)) {
       const job = await createJob(
         h,
@@ -53,6 +55,11 @@ describe("jobs Caduceus creates are the jobs upstream's create_job writes", () =
       expect(got, want.schedule_text).toEqual({ schedule, schedule_display, next_run_at, created_at, repeat })
     }
   })
+})
+
+it("a home naming no zone (or one no zone database knows) runs on the host machine's, as upstream's falls back", () => {
+  const h = zonedHome('Not/AZone')
+  expect(cronClock(h)).toEqual({ zone: Intl.DateTimeFormat().resolvedOptions().timeZone, source: 'machine' })
 })
 
 describe("a scheduler tick agrees with upstream's due scan and claims", () => {

@@ -103,10 +103,11 @@ describe("a cron job's prompt, as upstream assembles it", () => {
     expect(ours(c)).toContain('Flat: ${HERMES_SKILL_DIR} stays.')
   })
 
-  it('a job with no prompt, script output or skill is not run on the note alone (upstream runs its note)', () => {
+  it('a job with no prompt, script output or skill runs on the note alone, as upstream runs it', () => {
     const c = cases.find((x) => x.name === 'null-prompt')!
-    expect(c.prompt!.trim().startsWith(UPSTREAM_NOTE)).toBe(true)
-    expect(ours(c)).toBe('')
+    // upstream's text is its note and nothing after it; ours is our note alone
+    expect(c.prompt!.trim()).toMatch(/^\[IMPORTANT: You are running as a scheduled cron job\.[^\n]*\]$/)
+    expect(ours(c).trim()).toBe(CRON_RUN_NOTE)
   })
 })
 

@@ -7,8 +7,7 @@ import { useApp } from '../stores/app'
 import { removeCronJob, runCronNow, setCronProfile, setJobPaused, useCron, useCronJobs } from '../stores/cron'
 import { CronJobForm } from './cron/CronJobForm'
 import { RemoveJobDialog } from './cron/RemoveJobDialog'
-
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—')
+import { clockLabel, whenOnClock } from './cron/cron-time'
 
 /**
  * A scheduled job whose next run time has passed without a run (the host was off, another scheduler owns the home,
@@ -33,7 +32,8 @@ export function CronPage() {
   const { profile, busy, lastRun } = useCron(
     useShallow((s) => ({ profile: s.profile, busy: s.busy, lastRun: s.lastRun }))
   )
-  const { jobs, loading, refresh } = useCronJobs()
+  const { jobs, clock, loading, refresh } = useCronJobs()
+  const when = (iso: string | null) => whenOnClock(iso, clock)
   const [editing, setEditing] = useState<CronJob | 'new' | null>(null)
   const [removing, setRemoving] = useState<CronJob | null>(null)
 
@@ -73,6 +73,15 @@ export function CronPage() {
         <span className="muted">
           {jobs.length} job{jobs.length === 1 ? '' : 's'} · runs are stateless (no background delivery)
         </span>
+        {clock && (
+          <span
+            className="muted"
+            data-testid="cron-clock"
+            title="The zone this home's cron schedules run in; times on this page are shown in it"
+          >
+            · times in {clockLabel(clock)}
+          </span>
+        )}
         <span className="spacer" />
         <button className="primary" onClick={() => setEditing('new')} data-testid="cron-new">
           New job
@@ -85,6 +94,7 @@ export function CronPage() {
         <CronJobForm
           key={editing === 'new' ? 'new' : editing.id}
           job={editing === 'new' ? null : editing}
+          clock={clock}
           gone={editGone}
           onDone={closeForm}
         />

@@ -9,7 +9,7 @@ beforeEach(async () => {
   resetStores()
   fake = await installFakeApi({
     'cron.update': (i) => ({ id: i.id }) as unknown as CronJob,
-    'cron.list': () => ({ jobs: [] })
+    'cron.list': () => ({ jobs: [], clock: { zone: 'UTC', source: 'machine' as const } })
   })
 })
 

@@ -29,11 +29,11 @@ export const useCron = create<CronStore>()(() => ({
 
 export const cronQuery = (profile: string) => requestQuery('cron.list', { profile }, 'Loading cron jobs')
 
-/** The jobs of the picked profile (refetched on mount, after every change made here and when jobs.json changes). */
+/** The jobs of the picked profile and the clock its cron runs on (refetched on mount, after every change made here and when jobs.json changes). */
 export function useCronJobs() {
   const profile = useCron((s) => s.profile)
   const q = useQuery(cronQuery(profile))
-  return { jobs: q.data?.jobs ?? [], loading: q.isFetching, refresh: q.refetch }
+  return { jobs: q.data?.jobs ?? [], clock: q.data?.clock ?? null, loading: q.isFetching, refresh: q.refetch }
 }
 
 export function setCronProfile(profile: string): void {

@@ -6,7 +6,7 @@ import {
   JobNotFoundError,
   JobsFileError,
   previewRuns,
-  timeZoneOf,
+  cronClock,
   readJobs,
   removeJob,
   ScheduleError,
@@ -48,11 +48,15 @@ export function channelHandlers(s: Services, channels: ChannelsService): Channel
   return {
     'channels.status': () => channels.status(),
     'channels.apiServer': (input) => channels.setApiServer(input),
-    'cron.list': ({ profile }) => typed(() => ({ jobs: readJobs(s.homeOf(profile)).jobs.map(jobDto) })),
+    'cron.list': ({ profile }) =>
+      typed(() => {
+        const home = s.homeOf(profile)
+        return { jobs: readJobs(home).jobs.map(jobDto), clock: cronClock(home) }
+      }),
     'cron.preview': ({ profile, schedule }) => {
       try {
         // In the profile's clock, where the job will run (a naive time means that zone's wall time).
-        const { schedule: parsed, runs } = previewRuns(schedule, 5, { timeZone: timeZoneOf(s.homeOf(profile)) })
+        const { schedule: parsed, runs } = previewRuns(schedule, 5, { timeZone: cronClock(s.homeOf(profile)).zone })
         return { ok: true, display: parsed.display, runs, error: null }
       } catch (err) {
         return { ok: false, display: null, runs: [], error: errorMessage(err) }

@@ -1,8 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react'
-import type { CronJob } from '@shared/contract'
+import type { CronClock, CronJob } from '@shared/contract'
 import { previewSchedule, saveCronJob } from '../../stores/cron'
-
-const when = (iso: string) => new Date(iso).toLocaleString()
+import { whenOnClock } from './cron-time'
 
 /**
  * Create (no job) or edit a job; the schedule is validated as you type, with its next runs. `gone`: the job left
@@ -11,10 +10,13 @@ const when = (iso: string) => new Date(iso).toLocaleString()
  */
 export function CronJobForm({
   job,
+  clock = null,
   gone = false,
   onDone
 }: {
   job: CronJob | null
+  /** The zone the home's cron runs in: the preview's times are shown in it. */
+  clock?: CronClock | null
   gone?: boolean
   onDone: () => void
 }) {
@@ -136,7 +138,7 @@ export function CronJobForm({
       {preview &&
         (preview.ok ? (
           <div className="muted" data-testid="cron-preview">
-            Next runs: {preview.runs.map(when).join(' · ')}
+            Next runs: {preview.runs.map((r) => whenOnClock(r, clock)).join(' · ')}
           </div>
         ) : (
           <div className="error-text" data-testid="cron-preview-error" style={{ whiteSpace: 'pre-wrap' }}>
