@@ -14,6 +14,7 @@ import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
 import { parseArgs } from '../src-main/host/cli/args'
 import { sessionAdminCli } from '../src-main/host/cli/sessions-admin'
+import { parsePyJson, PyNumber } from '../shared/contract/py-text'
 
 const repo = resolve(import.meta.dirname, '..')
 const gold = join(repo, 'test/fixtures/upstream/transfer')
@@ -379,5 +380,53 @@ describe('round trip: Caduceus export → upstream import → upstream export �
         expect(got[id]!.session, `${file} ${id}`).toEqual(w.session)
       }
     }
+  })
+})
+
+// Integers past 2**53 (scripts/golden/big_ints.py): token counters, a token_count, a tool call's JSON and a content
+// list as upstream's SessionDB wrote them. Caduceus's export (the CLI's and the app's) writes every digit, as
+// upstream's own export does, and upstream's import read that file back to the same integers (through-upstream.json);
+// a rounded 2**63 - 1 did not even fit its INTEGER column ("Python int too large to convert to SQLite INTEGER").
+describe('export of integers past 2**53', () => {
+  const big = join(repo, 'test/fixtures/upstream/big-ints')
+  const bread = (f: string) => readFileSync(join(big, f), 'utf8')
+  /** A JSONL line as Python's json reads it: an integer past 2**53 as its digits (a whole float is a number). */
+  const pyView = (line: string): unknown =>
+    JSON.parse(
+      JSON.stringify(parsePyJson(line, true), (_k, x: unknown) =>
+        x instanceof PyNumber ? (x.isFloat ? Number(x) : `int:${x.text}`) : x
+      )
+    )
+  let host: Host
+  beforeAll(async () => {
+    const home = homeWith()
+    copyFileSync(join(big, 'home.db'), join(home, 'state.db'))
+    host = await open(home)
+  })
+  afterAll(() => host.close())
+
+  it("writes every digit, through the CLI and the app, as upstream's export does; upstream's import keeps them", async () => {
+    const out = join(homeWith(), 'all.jsonl')
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+    try {
+      expect(await sessionAdminCli(host, 'export', out, parseArgs([]))).toBe(0)
+    } finally {
+      log.mockRestore()
+    }
+    const cli = readFileSync(out, 'utf8')
+    const r = await host.dispatcher.invoke('sessions.export', { profile: 'default', format: 'jsonl' })
+    expect((r as { output: { content: string } }).output.content).toBe(cli)
+    const [mine] = cli.split('\n').filter(Boolean).map(pyView)
+    const [theirs] = bread('upstream-export.jsonl').split('\n').filter(Boolean).map(pyView)
+    expect(mine).toEqual(theirs)
+    // the file upstream's import read (golden) is still what Caduceus writes, and it stored every integer exact
+    expect(cli).toBe(bread('caduceus-export.jsonl'))
+    const through = JSON.parse(bread('through-upstream.json'))
+    expect(through.import).toMatchObject({ ok: true, imported: 1, errors: [] })
+    expect([through.stored.input_tokens, through.stored.output_tokens, through.stored.messages[1].token_count]).toEqual(
+      [through.expected.in, through.expected.out, through.expected.token_count]
+    )
+    expect(through.stored.messages[1].tool_calls).toContain(through.expected.call_seq)
+    expect(through.stored.messages[0].content).toContain(through.expected.part_seq)
   })
 })
