@@ -78,6 +78,10 @@ describe('Agent: persistence as produced', () => {
     })
     expect(row.estimatedCostUsd).toBe(0) // upstream's 0.0 beside cost_status 'unknown': no price, not $0
     expect(row.billingProvider).toBe('mystery')
+    // upstream's words (scripts/golden/usage_values.py): no billing_mode for a per-token route (the API mode is not
+    // one), cost_source 'none'; the route row's billing_mode is '' (its key), so no mode shows on it
+    expect([row.billingMode, row.costSource]).toEqual([null, 'none'])
+    expect(kit.store.getSessionDetail('S1')!.usage.map((u) => [u.mode, u.provider])).toEqual([[undefined, 'mystery']])
     // the transcript reads the call's usage back with the reply it produced (per-turn tokens on the session page)
     const reply = kit.store.getMessages({ sessionId: 'S1' }).items.find((m) => m.role === 'assistant')!
     expect(reply.usage).toEqual({

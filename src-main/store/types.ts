@@ -110,6 +110,10 @@ export interface UsageReport {
   model: string
   provider: string
   baseUrl: string
+  /**
+   * `billing_mode` as upstream writes it: nothing for a call billed per token (its session row keeps NULL, its route
+   * row ''), `subscription_included` for a subscription route; an older Caduceus wrote the API mode here.
+   */
   billingMode?: string
   task?: string
   inputTokens: number
@@ -121,5 +125,10 @@ export interface UsageReport {
   /** null = unpriced: never recorded as $0. */
   costUsd: number | null
   costStatus: 'estimated' | 'billed' | 'unpriced'
+  /**
+   * Where the price came from, in upstream's words (`official_docs_snapshot`, `provider_models_api`, …); without it,
+   * what the status implies (`official_docs_snapshot` for an estimate, `provider_cost_api` billed, `none` unpriced).
+   */
+  costSource?: string
   pricingVersion?: string | null
 }
