@@ -4,7 +4,7 @@
 // was indexed by the system Python's SQLite (3.40); after Caduceus deletes/prunes through its CLI, that SQLite
 // runs upstream's integrity-check on every FTS table and answers upstream's searches.
 import { execFile, execFileSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -391,12 +391,19 @@ describe('export of integers past 2**53', () => {
   const big = join(repo, 'test/fixtures/upstream/big-ints')
   const bread = (f: string) => readFileSync(join(big, f), 'utf8')
   /** A JSONL line as Python's json reads it: an integer past 2**53 as its digits (a whole float is a number). */
-  const pyView = (line: string): unknown =>
-    JSON.parse(
-      JSON.stringify(parsePyJson(line, true), (_k, x: unknown) =>
-        x instanceof PyNumber ? (x.isFloat ? Number(x) : `int:${x.text}`) : x
-      )
-    )
+  const pyView = (line: string): unknown => {
+    const walk = (x: unknown): unknown =>
+      x instanceof PyNumber
+        ? x.isFloat
+          ? Number(x)
+          : `int:${x.text}`
+        : Array.isArray(x)
+          ? x.map(walk)
+          : x && typeof x === 'object'
+            ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, walk(v)]))
+            : x
+    return walk(parsePyJson(line, true))
+  }
   let host: Host
   beforeAll(async () => {
     const home = homeWith()
@@ -428,5 +435,25 @@ describe('export of integers past 2**53', () => {
     )
     expect(through.stored.messages[1].tool_calls).toContain(through.expected.call_seq)
     expect(through.stored.messages[0].content).toContain(through.expected.part_seq)
+  })
+
+  it("--format md writes the JSON blocks upstream's Markdown export writes, every digit kept", async () => {
+    const dir = join(homeWith(), 'md')
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+    try {
+      expect(await sessionAdminCli(host, 'export', dir, parseArgs(['--format', 'md', '--session-id', 'big-1']))).toBe(0)
+    } finally {
+      log.mockRestore()
+    }
+    const blocks = (md: string) => md.match(/```json\n[\s\S]*?\n```/g)
+    const mine = readFileSync(
+      join(
+        dir,
+        readdirSync(dir).find((f) => f.endsWith('.md'))!
+      ),
+      'utf8'
+    )
+    expect(blocks(mine)).toEqual(blocks(bread('upstream-export.md')))
+    expect(blocks(mine)).toHaveLength(2)
   })
 })

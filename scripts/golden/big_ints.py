@@ -8,6 +8,8 @@ Run: /usr/bin/python3 scripts/golden/big_ints.py   (HERMES_UPSTREAM defaults to 
 Writes test/fixtures/upstream/big-ints/:
   home.db                the home upstream wrote
   upstream-export.jsonl  upstream's own export_all of home.db (what an exact export holds)
+  upstream-export.md     upstream's `sessions export --format md` text of it (render_session_markdown, without the
+                         verification part that holds the export time)
   caduceus-export.jsonl  Caduceus's `sessions export` of home.db
   through-upstream.json  upstream's import of caduceus-export.jsonl: its result, and the integers it stored, as text
 Read by test/upstream-transfer.test.ts.
@@ -70,6 +72,9 @@ def main():
     with open(OUT / "upstream-export.jsonl", "w", encoding="utf-8") as f:
         for s in src.export_all():
             f.write(json.dumps(s, ensure_ascii=False) + "\n")
+    from hermes_cli.session_export_md import render_session_markdown
+    (OUT / "upstream-export.md").write_text(
+        render_session_markdown(src.export_session("big-1"), fmt="md", include_verification=False), encoding="utf-8")
     src.close()
 
     cad = tmp / "cad"

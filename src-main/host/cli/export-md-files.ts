@@ -10,7 +10,7 @@
  * Caduceus's own `--format markdown` (readable, attachments as placeholders) is session-transfer.ts's toMarkdown.
  */
 import { createHash } from 'node:crypto'
-import { isoUtc, pyJson, pyStr, pyTruthy, PyNumber } from '@shared/contract/py-text'
+import { isoUtc, jsonLine, pyJson, pyStr, pyTruthy, PyNumber } from '@shared/contract/py-text'
 import {
   classifyStoredRow,
   foldedSummary,
@@ -54,9 +54,8 @@ function heading(m: Rec, kind: RowKind | null): string {
   return `### ${label}${at ? ` — ${at}` : ''}`
 }
 
-// a PyNumber (an export's integer past 2**53 or whole float) shown as the number it is, not as its fields
-const block = (v: unknown) =>
-  '```json\n' + JSON.stringify(v, (_k, x: unknown) => (x instanceof PyNumber ? Number(x) : x), 2) + '\n```'
+// json.dumps(v, indent=2) as upstream writes it: an integer past 2**53 to the digit, NaN and Infinity as Python's
+const block = (v: unknown) => '```json\n' + jsonLine(v, 2) + '\n```'
 const content = (c: unknown) => (c === null || c === undefined ? '' : typeof c === 'string' ? c.trimEnd() : block(c))
 
 function messagesText(s: Rec): string {
