@@ -28,7 +28,16 @@ describe('Agent: persistence as produced', () => {
     expect(lookup.calls).toEqual([{ q: 'weather' }])
     const rows = kit.messages('S1')
     expect(rows.map((r) => r.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
-    expect(JSON.parse(rows[1]!.tool_calls!)[0]).toMatchObject({ id: 'call_a', function: { name: 'lookup' } })
+    // as upstream's agent stores a call the model made (test/fixtures/upstream/entry-rows: call_2 → fc_2)
+    expect(JSON.parse(rows[1]!.tool_calls!)).toEqual([
+      {
+        id: 'call_a',
+        call_id: 'call_a',
+        response_item_id: 'fc_a',
+        type: 'function',
+        function: { name: 'lookup', arguments: '{"q":"weather"}' }
+      }
+    ])
     expect(rows[2]).toMatchObject({ tool_call_id: 'call_a', content: '{"forecast":"sunny"}' })
     expect(rows[3]).toMatchObject({ content: 'It is sunny today.', finish_reason: 'stop' })
     expect(countsAtSave).toEqual([1, 2, 3, 4])

@@ -55,6 +55,8 @@ export interface NewMessage {
   /** A list (multimodal parts: text + image_url) is stored as upstream stores it, "\0json:" + JSON. */
   content?: string | null | Array<Record<string, unknown>>
   toolCalls?: ToolCall[] | null
+  /** The calls a model made: written with upstream's `call_id` / `response_item_id` keys (message-write.ts). */
+  modelCalls?: true
   toolCallId?: string | null
   toolName?: string | null
   reasoning?: string | null
@@ -103,6 +105,12 @@ export interface ConversationMessage {
    * to a provider; a later compression folds the row in as an earlier summary, and a copy keeps the flag.
    */
   compressedSummary?: true
+  /**
+   * Its calls are ones a model made (not a client's history): stored with upstream's `call_id` and
+   * `response_item_id` beside `id`, as upstream's agent stores every call it gets; never sent to a provider, kept by a
+   * copy of the message.
+   */
+  modelCalls?: true
 }
 
 /** One provider call's usage, written in delta mode (hermes-spec §1.9). */
