@@ -4,7 +4,7 @@
 // was indexed by the system Python's SQLite (3.40); after Caduceus deletes/prunes through its CLI, that SQLite
 // runs upstream's integrity-check on every FTS table and answers upstream's searches.
 import { execFile, execFileSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -14,6 +14,7 @@ import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
 import { parseArgs } from '../src-main/host/cli/args'
 import { sessionAdminCli } from '../src-main/host/cli/sessions-admin'
+import { parsePyJson, PyNumber } from '../shared/contract/py-text'
 
 const repo = resolve(import.meta.dirname, '..')
 const gold = join(repo, 'test/fixtures/upstream/transfer')
@@ -326,6 +327,8 @@ describe('round trip: Caduceus export → upstream import → upstream export �
     mkdirSync(join(home, 'profiles', 'src'), { recursive: true })
     mkdirSync(join(home, 'profiles', 'chain'), { recursive: true })
     copyFileSync(join(round, 'home.db'), join(home, 'profiles', 'src', 'state.db'))
+    mkdirSync(join(home, 'profiles', 'big'), { recursive: true })
+    copyFileSync(join(repo, 'test/fixtures/upstream/big-ints/home.db'), join(home, 'profiles', 'big', 'state.db'))
     host = await open(home)
   })
   afterAll(() => host.close())
@@ -379,5 +382,82 @@ describe('round trip: Caduceus export → upstream import → upstream export �
         expect(got[id]!.session, `${file} ${id}`).toEqual(w.session)
       }
     }
+  })
+
+  // Integers past 2**53 (scripts/golden/big_ints.py): token counters, a token_count, a tool call's JSON and a content
+  // list as upstream's SessionDB wrote them. Caduceus's export (the CLI's and the app's) writes every digit, as
+  // upstream's own export does, and upstream's import read that file back to the same integers (through-upstream.json);
+  // a rounded 2**63 - 1 did not even fit its INTEGER column ("Python int too large to convert to SQLite INTEGER").
+  // (the round trip's host: its profile `big` holds that home)
+  describe('export of integers past 2**53', () => {
+    const big = join(repo, 'test/fixtures/upstream/big-ints')
+    const bread = (f: string) => readFileSync(join(big, f), 'utf8')
+    /** A JSONL line as Python's json reads it: an integer past 2**53 as its digits (a whole float is a number). */
+    const pyView = (line: string): unknown => {
+      const walk = (x: unknown): unknown =>
+        x instanceof PyNumber
+          ? x.isFloat
+            ? Number(x)
+            : `int:${x.text}`
+          : Array.isArray(x)
+            ? x.map(walk)
+            : x && typeof x === 'object'
+              ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, walk(v)]))
+              : x
+      return walk(parsePyJson(line, true))
+    }
+    it("writes every digit, through the CLI and the app, as upstream's export does; upstream's import keeps them", async () => {
+      const out = join(homeWith(), 'all.jsonl')
+      const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+      try {
+        expect(await sessionAdminCli(host, 'export', out, parseArgs(['--profile', 'big']))).toBe(0)
+      } finally {
+        log.mockRestore()
+      }
+      const cli = readFileSync(out, 'utf8')
+      const r = await host.dispatcher.invoke('sessions.export', { profile: 'big', format: 'jsonl' })
+      expect((r as { output: { content: string } }).output.content).toBe(cli)
+      const [mine] = cli.split('\n').filter(Boolean).map(pyView)
+      const [theirs] = bread('upstream-export.jsonl').split('\n').filter(Boolean).map(pyView)
+      expect(mine).toEqual(theirs)
+      // the file upstream's import read (golden) is still what Caduceus writes, and it stored every integer exact
+      expect(cli).toBe(bread('caduceus-export.jsonl'))
+      const through = JSON.parse(bread('through-upstream.json'))
+      expect(through.import).toMatchObject({ ok: true, imported: 1, errors: [] })
+      expect([
+        through.stored.input_tokens,
+        through.stored.output_tokens,
+        through.stored.messages[1].token_count
+      ]).toEqual([through.expected.in, through.expected.out, through.expected.token_count])
+      expect(through.stored.messages[1].tool_calls).toContain(through.expected.call_seq)
+      expect(through.stored.messages[0].content).toContain(through.expected.part_seq)
+    })
+
+    it("--format md writes the JSON blocks upstream's Markdown export writes, every digit kept", async () => {
+      const dir = join(homeWith(), 'md')
+      const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+      try {
+        expect(
+          await sessionAdminCli(
+            host,
+            'export',
+            dir,
+            parseArgs(['--profile', 'big', '--format', 'md', '--session-id', 'big-1'])
+          )
+        ).toBe(0)
+      } finally {
+        log.mockRestore()
+      }
+      const blocks = (md: string) => md.match(/```json\n[\s\S]*?\n```/g)
+      const mine = readFileSync(
+        join(
+          dir,
+          readdirSync(dir).find((f) => f.endsWith('.md'))!
+        ),
+        'utf8'
+      )
+      expect(blocks(mine)).toEqual(blocks(bread('upstream-export.md')))
+      expect(blocks(mine)).toHaveLength(2)
+    })
   })
 })

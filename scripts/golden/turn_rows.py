@@ -6,8 +6,8 @@ Usage: /usr/bin/python3 scripts/golden/turn_rows.py   (upstream from $HERMES_UPS
 Writes test/fixtures/upstream/turn-rows/golden.json:
 - `flush`: the rows upstream's AIAgent._flush_messages_to_session_db writes (through SessionDB.append_message) for
   a turn: a user message with an image, an assistant tool call with non-ASCII arguments (built by upstream's
-  build_assistant_message; its `tool_calls` given in the plain OpenAI shape {id, type, function} that Caduceus
-  writes, since upstream's extra Responses-API keys call_id/response_item_id are not part of this comparison),
+  build_assistant_message, its `tool_calls` as it builds them: the OpenAI shape plus the call_id and
+  response_item_id keys it writes on every call the model made),
   a tool result, and a final reply with reasoning and an Anthropic thinking block (reasoning_details, cleaned by
   upstream's _sanitize_replay_block as its Anthropic transport cleans it). Columns as stored; ids and timestamps
   left out.
@@ -73,9 +73,6 @@ first = build_assistant_message(
     ),
     "tool_calls",
 )
-first["tool_calls"] = [
-    {"id": call["id"], "type": "function", "function": {"name": call["name"], "arguments": call["arguments"]}}
-]
 final = build_assistant_message(
     agent,
     NS(

@@ -99,18 +99,31 @@ const MARK = `\u0000nonfinite-${Math.random().toString(36).slice(2)}-${Date.now(
 /**
  * `JSON.stringify(v)`, except that a non-finite number is written as Python's `json.dumps` writes it (`Infinity`,
  * `-Infinity`, `NaN`) instead of `null`: upstream's export writes a time stored as infinite that way, and its
- * import (Python's json) reads it back as that number, where `null` would drop it.
+ * import (Python's json) reads it back as that number, where `null` would drop it. A PyNumber is written as its
+ * literal and a bigint as its digits (an integer past 2**53 read from the home: a JS number would round it, and a
+ * rounded 2**63 - 1 no longer even fits the INTEGER column upstream's import binds it to). `indent`: as
+ * `json.dumps(v, indent=n)` lays it out (upstream's Markdown export's JSON blocks).
  */
-export function jsonLine(v: unknown): string {
+export function jsonLine(v: unknown, indent?: number): string {
   let marked = false
-  const text = JSON.stringify(v, (_k, x: unknown) => {
-    if (typeof x !== 'number' || Number.isFinite(x)) return x
-    marked = true
-    return MARK + nonFinite(x)
-  })
+  const text = JSON.stringify(
+    v,
+    function (this: Record<string, unknown>, k: string, x: unknown) {
+      // the holder's own value: a PyNumber's toJSON has already turned `x` into the nearest number
+      const own = this[k]
+      if (own instanceof PyNumber || typeof own === 'bigint') {
+        marked = true
+        return MARK + (typeof own === 'bigint' ? own.toString() : own.text)
+      }
+      if (typeof x !== 'number' || Number.isFinite(x)) return x
+      marked = true
+      return MARK + nonFinite(x)
+    },
+    indent
+  )
   if (!marked) return text
   const quoted = JSON.stringify(MARK).slice(0, -1) // the mark as JSON.stringify writes it, opening quote included
-  return text.replace(new RegExp(`${escapeRe(quoted)}(NaN|-?Infinity)"`, 'g'), '$1')
+  return text.replace(new RegExp(`${escapeRe(quoted)}(NaN|-?Infinity|-?[0-9][0-9.eE+-]*)"`, 'g'), '$1')
 }
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -128,6 +141,13 @@ export class PyNumber {
     readonly isFloat: boolean
   ) {}
   valueOf(): number {
+    return Number(this.text)
+  }
+  /**
+   * A plain JSON.stringify writes the nearest number (never the object's fields); what must keep the literal writes it
+   * itself (`pyJson`, `jsonLine`).
+   */
+  toJSON(): number {
     return Number(this.text)
   }
 }

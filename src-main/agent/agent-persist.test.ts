@@ -28,7 +28,16 @@ describe('Agent: persistence as produced', () => {
     expect(lookup.calls).toEqual([{ q: 'weather' }])
     const rows = kit.messages('S1')
     expect(rows.map((r) => r.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
-    expect(JSON.parse(rows[1]!.tool_calls!)[0]).toMatchObject({ id: 'call_a', function: { name: 'lookup' } })
+    // as upstream's agent stores a call the model made (test/fixtures/upstream/entry-rows: call_2 → fc_2)
+    expect(JSON.parse(rows[1]!.tool_calls!)).toEqual([
+      {
+        id: 'call_a',
+        call_id: 'call_a',
+        response_item_id: 'fc_a',
+        type: 'function',
+        function: { name: 'lookup', arguments: '{"q":"weather"}' }
+      }
+    ])
     expect(rows[2]).toMatchObject({ tool_call_id: 'call_a', content: '{"forecast":"sunny"}' })
     expect(rows[3]).toMatchObject({ content: 'It is sunny today.', finish_reason: 'stop' })
     expect(countsAtSave).toEqual([1, 2, 3, 4])
@@ -78,6 +87,10 @@ describe('Agent: persistence as produced', () => {
     })
     expect(row.estimatedCostUsd).toBe(0) // upstream's 0.0 beside cost_status 'unknown': no price, not $0
     expect(row.billingProvider).toBe('mystery')
+    // upstream's words (scripts/golden/usage_values.py): no billing_mode for a per-token route (the API mode is not
+    // one), cost_source 'none'; the route row's billing_mode is '' (its key), so no mode shows on it
+    expect([row.billingMode, row.costSource]).toEqual([null, 'none'])
+    expect(kit.store.getSessionDetail('S1')!.usage.map((u) => [u.mode, u.provider])).toEqual([[undefined, 'mystery']])
     // the transcript reads the call's usage back with the reply it produced (per-turn tokens on the session page)
     const reply = kit.store.getMessages({ sessionId: 'S1' }).items.find((m) => m.role === 'assistant')!
     expect(reply.usage).toEqual({

@@ -162,10 +162,12 @@ describe('context compression', () => {
     await kit.store.appendMessage('S1', { role: 'user', content: long('question 0') })
     await kit.store.appendMessage('S1', { role: 'assistant', content: long('answer 0') })
     await kit.store.appendMessage('S1', { role: 'user', content: long('question 1') })
+    // a call a model made, stored with upstream's call_id / response_item_id keys
     await kit.store.appendMessage('S1', {
       role: 'assistant',
       content: null,
-      toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{}' }]
+      toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{}' }],
+      modelCalls: true
     })
     await kit.store.appendMessage('S1', { role: 'tool', content: long('result'), toolCallId: 'c1', toolName: 'lookup' })
     await kit.store.appendMessage('S1', { role: 'assistant', content: 'done' })
@@ -177,6 +179,9 @@ describe('context compression', () => {
     expect(rows.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant'])
     expect(rows[0]!.display_kind).toBe('compression_summary')
     expect(rows[2]!.tool_call_id).toBe('c1')
+    // the copy writes the call as the original row has it, upstream's keys included (upstream copies the stored dict)
+    expect(rows[1]!.tool_calls).toBe(kit.messages('S1')[3]!.tool_calls)
+    expect(JSON.parse(rows[1]!.tool_calls!)[0]).toMatchObject({ call_id: 'c1', response_item_id: 'fc_c1' })
   })
 })
 

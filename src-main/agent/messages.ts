@@ -15,6 +15,7 @@ export function assistantMessage(
       type: 'function' as const,
       function: { name: c.name, arguments: c.arguments }
     }))
+    msg.modelCalls = true
   }
   if (resp.reasoning) msg.reasoning = resp.reasoning
   if (resp.thinkingBlocks?.length) msg.reasoning_details = resp.thinkingBlocks
@@ -54,6 +55,7 @@ export function toNewMessage(msg: AgentMessage, extra: Partial<NewMessage> = {})
     ...(msg.identity ? { identity: msg.identity } : {}),
     // a stored summary copied on (an earlier one in a continuation's kept tail) stays flagged as one
     ...(msg.compressedSummary ? { compressedSummary: true as const } : {}),
+    ...(assistant && msg.modelCalls && calls?.length ? { modelCalls: true as const } : {}),
     ...extra
   }
 }

@@ -103,7 +103,7 @@ async function recordCall(deps: ModelCallDeps, response: ProviderResponse, ctx: 
   const usage = response.usage
   const price = usage
     ? await priceOf(runtime, usage)
-    : { costUsd: null, costStatus: 'unpriced' as const, pricingVersion: null }
+    : { costUsd: null, costStatus: 'unpriced' as const, costSource: 'none' as const, pricingVersion: null }
   ctx.acct.addCall(usage, price)
   ctx.lastUsage = usage
   ctx.lastCall = { usage, costUsd: price.costUsd, costStatus: price.costStatus, model: runtime.model }
@@ -112,7 +112,7 @@ async function recordCall(deps: ModelCallDeps, response: ProviderResponse, ctx: 
       model: runtime.model,
       provider: runtime.provider,
       baseUrl: runtime.baseUrl,
-      billingMode: runtime.apiMode,
+      // no billingMode: upstream names one only for a subscription route ('subscription_included'), never the API mode
       task: deps.task ?? '',
       inputTokens: usage?.inputTokens ?? 0,
       outputTokens: usage?.outputTokens ?? 0,
@@ -122,6 +122,7 @@ async function recordCall(deps: ModelCallDeps, response: ProviderResponse, ctx: 
       apiCalls: 1,
       costUsd: price.costUsd,
       costStatus: price.costStatus,
+      costSource: price.costSource,
       pricingVersion: price.pricingVersion
     })
   } catch (err) {

@@ -10,6 +10,7 @@ describe('priceCall', () => {
     const r = priceCall({ provider: 'openai', model: 'gpt-4o', baseUrl: 'https://api.openai.com/v1' }, usage)
     expect(r.costStatus).toBe('estimated')
     expect(r.costUsd).toBeGreaterThan(0)
+    expect(r.costSource).toBe('official_docs_snapshot') // upstream's cost_source for a price from a published table
     expect(r.pricingVersion).toContain('genai-prices')
   })
 
@@ -32,7 +33,12 @@ describe('priceCall', () => {
       { provider: 'custom', model: 'gpt-4o', baseUrl: 'http://127.0.0.1:8000/v1' },
       { provider: 'demo', model: 'demo model', baseUrl: 'http://127.0.0.1:9/v1' }
     ]) {
-      expect(priceCall(route, usage)).toEqual({ costUsd: null, costStatus: 'unpriced', pricingVersion: null })
+      expect(priceCall(route, usage)).toEqual({
+        costUsd: null,
+        costStatus: 'unpriced',
+        costSource: 'none',
+        pricingVersion: null
+      })
     }
   })
 })
@@ -45,6 +51,11 @@ describe('priceOf', () => {
       { provider: 'demo', model: 'demo-model', baseUrl: '' },
       { provider: 'openai', model: 'gpt-4o', baseUrl: 'http://127.0.0.1:8000/v1' }
     ])
-      expect(await priceOf(r, usage)).toEqual({ costUsd: null, costStatus: 'unpriced', pricingVersion: null })
+      expect(await priceOf(r, usage)).toEqual({
+        costUsd: null,
+        costStatus: 'unpriced',
+        costSource: 'none',
+        pricingVersion: null
+      })
   })
 })

@@ -23,6 +23,11 @@ export async function loadPricer(): Promise<(route: Route, usage: NormalizedUsag
 export interface PriceResult {
   costUsd: number | null
   costStatus: 'estimated' | 'unpriced'
+  /**
+   * `cost_source` in upstream's words: genai-prices is a bundled snapshot of the providers' published prices, what
+   * upstream calls `official_docs_snapshot` for its own table; `none` when unpriced.
+   */
+  costSource: 'official_docs_snapshot' | 'none'
   /** Names the price source so a later reader knows which table priced the call. */
   pricingVersion: string | null
 }
@@ -37,7 +42,7 @@ export async function priceOf(route: Route, usage: NormalizedUsage): Promise<Pri
 }
 
 export const PRICING_SOURCE = 'genai-prices'
-const UNPRICED: PriceResult = { costUsd: null, costStatus: 'unpriced', pricingVersion: null }
+const UNPRICED: PriceResult = { costUsd: null, costStatus: 'unpriced', costSource: 'none', pricingVersion: null }
 const NEVER_PRICED = new Set(['demo', 'scripted', 'local', 'ollama', 'lmstudio', 'vllm', 'llamacpp'])
 // genai-prices ids that differ from the provider names Hermes configs use.
 const PROVIDER_ALIASES: Record<string, string> = {
@@ -73,6 +78,7 @@ function priceCall(route: Route, usage: NormalizedUsage, prices: Prices): PriceR
     return {
       costUsd: result.total_price,
       costStatus: 'estimated',
+      costSource: 'official_docs_snapshot',
       pricingVersion: `${PRICING_SOURCE}:${result.model.id}`
     }
   } catch {

@@ -14,6 +14,7 @@
  * "redacted" export never carries a key the host holds.
  */
 import type { SecretMask } from './redact'
+import { PyNumber } from '@shared/contract/py-text'
 
 // Python's Unicode whitespace (str.isspace), for use inside a character class.
 const WS = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000'
@@ -216,7 +217,8 @@ function redactExportText(input: string): string {
  */
 export function redactForExport<T>(value: T, mask: SecretMask): T {
   if (typeof value === 'string') return mask.maskKnown(redactExportText(value)) as T
-  if (value === null || typeof value !== 'object') return value
+  // a PyNumber (an integer past 2**53, a whole float) is a number to the export, not an object to walk
+  if (value === null || typeof value !== 'object' || value instanceof PyNumber) return value
   if (Array.isArray(value)) return value.map((v: unknown) => redactForExport(v, mask)) as T
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = redactForExport(v, mask)

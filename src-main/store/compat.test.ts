@@ -164,8 +164,9 @@ describe.each([21, 30] as HomeVersion[])("a chat UI's task request on a v%s home
       )
       .all()
     const named = version === 21 ? '' : 'title_generation'
+    // a provider-reported cost is upstream's cost_status 'actual' (usage_pricing.py CostStatus)
     expect(routes).toEqual([
-      { model: 'big', task: named, calls: 1, est: 0, act: 0.003, status: 'billed' },
+      { model: 'big', task: named, calls: 1, est: 0, act: 0.003, status: 'actual' },
       { model: 'gpt-x', task: '', calls: 1, est: 0.01, act: 0, status: 'estimated' },
       { model: 'small', task: named, calls: 2, est: 0.002, act: 0, status: 'partial' }
     ])

@@ -40,6 +40,31 @@ describe('message rows in upstream append_message shapes', () => {
     expect(r.reasoning_details).toBe('[{"type": "thinking", "thinking": "thinking \\u2014 hard", "signature": "sig"}]')
   })
 
+  it("a model's calls carry upstream's call_id and response_item_id; a client's history does not", async () => {
+    // upstream's _derive_responses_function_call_id for each id (run at the commit the goldens name)
+    const upstream: Record<string, string> = {
+      call_abc: 'fc_abc',
+      toolu_01X: 'fc_toolu_01X',
+      fc_9: 'fc_9',
+      call_: 'fc_call_',
+      'a b/c': 'fc_abc',
+      '€€': 'fc_102ce2646bd9209c78f2d88f',
+      ['x'.repeat(60)]: `fc_${'x'.repeat(48)}`,
+      'call_a.b': 'fc_a.b'
+    }
+    await store.createSession('s', 'cli')
+    const toolCalls = Object.keys(upstream).map((id) => ({ id, name: 'look', arguments: '{}' }))
+    const made = JSON.parse(
+      String(row(await store.appendMessage('s', { role: 'assistant', toolCalls, modelCalls: true })).tool_calls)
+    )
+    expect(made.map((c: Record<string, string>) => [c.id, c.call_id, c.response_item_id])).toEqual(
+      Object.entries(upstream).map(([id, item]) => [id, id, item])
+    )
+    expect(Object.keys(made[0])).toEqual(['id', 'call_id', 'response_item_id', 'type', 'function'])
+    const given = JSON.parse(String(row(await store.appendMessage('s', { role: 'assistant', toolCalls })).tool_calls))
+    expect(Object.keys(given[0])).toEqual(['id', 'type', 'function'])
+  })
+
   it('a home without the reasoning_content / reasoning_details columns keeps its shape and still takes the row', async () => {
     await store.createSession('s', 'cli')
     const db = rawDb(store)

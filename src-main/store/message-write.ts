@@ -2,6 +2,7 @@
  * Transcript appends (hermes-spec §1.6): the insert and the `message_count`/`tool_call_count` bump share
  * one transaction, so the counter other processes watch (the agent cache's change detector) never lies.
  */
+import { createHash } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import { stmt, type ColumnsOf } from './stmt-cache'
 import type { sessions } from './schema'
@@ -40,9 +41,32 @@ function validate(m: NewMessage, i: number): void {
 export const toolCallsJson = (m: NewMessage) =>
   m.toolCalls?.length
     ? pyJson(
-        m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
+        m.toolCalls.map((c) => ({
+          id: c.id,
+          // a call a model made carries the keys upstream's agent writes on each: its id again, and the Responses
+          // API item id derived from it (upstream reads either back when the session moves to that API)
+          ...(m.modelCalls ? { call_id: c.id, response_item_id: responseItemId(c.id) } : {}),
+          type: 'function',
+          function: { name: c.name, arguments: c.arguments }
+        }))
       )
     : null
+
+/**
+ * The `fc_` item id upstream's agent stores beside a call id: the id itself when it is one, `call_X` as `fc_X`, any
+ * other id with the characters an item id may hold kept (48 at most), and a hash of it when none are left.
+ */
+function responseItemId(callId: string): string {
+  const item = (id: string) =>
+    id.startsWith('fc_') ? id : id.startsWith('call_') && id.length > 5 ? `fc_${id.slice(5)}` : null
+  const id = callId.trim()
+  const clean = id.replace(/[^A-Za-z0-9_-]/g, '')
+  return (
+    item(id) ??
+    item(clean) ??
+    (clean ? `fc_${clean.slice(0, 48)}` : `fc_${createHash('sha1').update(id).digest('hex').slice(0, 24)}`)
+  )
+}
 
 /** `reasoning_details` as upstream's append_message writes it: json.dumps of a non-empty list, else NULL. */
 const detailsJson = (m: NewMessage) => (m.reasoningDetails?.length ? pyJson(m.reasoningDetails) : null)

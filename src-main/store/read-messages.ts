@@ -273,12 +273,15 @@ export function conversation(
       content: sent ?? displayContent(r.content)
     }
     const calls = parseToolCalls(r.tool_calls)
-    if (role === 'assistant' && calls)
+    if (role === 'assistant' && calls) {
       m.tool_calls = calls.map((c) => ({
         id: c.id,
         type: 'function',
         function: { name: c.name, arguments: c.arguments }
       }))
+      // stored with upstream's call_id key (a call a model made): a copy of the row writes it the same way
+      if (typeof r.tool_calls === 'string' && r.tool_calls.includes('"call_id": "')) m.modelCalls = true
+    }
     if (role === 'tool') {
       m.tool_call_id = String(r.tool_call_id ?? '')
       if (r.tool_name) m.name = String(r.tool_name)

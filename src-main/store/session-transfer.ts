@@ -12,7 +12,8 @@ import { hasTable, stmt, type AllColumns } from './stmt-cache'
 import type { messages, sessions, systemPrompts } from './schema'
 import { compressionChain, kindOf, lineageRow } from './lineage'
 import { existingColumns } from './reconcile'
-import { decodeContent, displayContent } from './content-codec'
+import { CONTENT_MARKER, displayContent } from './content-codec'
+import { parsePyJson, PyNumber } from '@shared/contract/py-text'
 import { argsAreJsonObject, argsPreview } from '@shared/contract/tool-args'
 import { pairResults, storedCalls } from '@shared/contract/tool-pairing'
 import { toolResultText } from '@shared/contract/tool-result-text'
@@ -28,16 +29,38 @@ import {
 export type ExportRecord = Record<string, unknown> & { id: string; messages: Array<Record<string, unknown>> }
 export const INACTIVE_FIELD = 'caduceus_inactive_messages'
 
+/**
+ * A column's value for the record. Rows are read with safe integers (`exactRows`), so an integer past 2**53 (a token
+ * counter, a token_count) keeps its digits as a PyNumber, which the export writes as them; the rest are plain numbers.
+ */
+const exactInt = (v: bigint): number | PyNumber => {
+  const n = Number(v)
+  return Number.isSafeInteger(n) ? n : new PyNumber(v.toString(), false)
+}
+
 const plain = (row: Record<string, unknown>) =>
   Object.fromEntries(
     Object.entries(row).map(([k, v]) => [
       k,
-      Buffer.isBuffer(v) ? v.toString('base64') : typeof v === 'bigint' ? Number(v) : v
+      Buffer.isBuffer(v) ? v.toString('base64') : typeof v === 'bigint' ? exactInt(v) : v
     ])
   )
 
+/** A statement of this export's own (not the shared cache's: safe integers are a statement's setting) that reads exactly. */
+const exactRows = <R>(db: Database.Database, sql: string) => stmt<R>(db, `${sql} -- exact integers`).safeIntegers(true)
+
+/** A JSON field as upstream's json.loads reads it: every integer to the digit, a whole float still a float. */
+const exactJson = (text: string, fallback: unknown): unknown => {
+  try {
+    return parsePyJson(text, true)
+  } catch (err) {
+    if (err instanceof SyntaxError) return fallback // not JSON: what upstream's get_messages falls back to
+    throw err
+  }
+}
+
 function sessionDict(db: Database.Database, id: string): Record<string, unknown> | null {
-  const row = stmt<AllColumns<typeof sessions>>(db, 'SELECT * FROM main.sessions WHERE id = ?').get(id)
+  const row = exactRows<AllColumns<typeof sessions>>(db, 'SELECT * FROM main.sessions WHERE id = ?').get(id)
   if (!row) return null
   const out = plain(row)
   // The prompt travels as text: the importing home stores it in its own shape (hash table or inline column).
@@ -53,8 +76,9 @@ function sessionDict(db: Database.Database, id: string): Record<string, unknown>
 /** One message as upstream's `get_messages` returns it. */
 function upstreamMessage(row: Record<string, unknown>): Record<string, unknown> {
   const m = plain(row)
-  if ('content' in m) m.content = decodeContent(m.content)
-  if (m.tool_calls) m.tool_calls = parseJsonOr(String(m.tool_calls), []) // [] for an unparseable value, as upstream
+  if (typeof m.content === 'string' && m.content.startsWith(CONTENT_MARKER))
+    m.content = exactJson(m.content.slice(CONTENT_MARKER.length), m.content) // undecodable: raw, as upstream
+  if (m.tool_calls) m.tool_calls = exactJson(String(m.tool_calls), []) // [] for an unparseable value, as upstream
   return m
 }
 
@@ -63,7 +87,7 @@ function messagesOf(
   id: string
 ): { active: Array<Record<string, unknown>>; inactive: Array<Record<string, unknown>> } {
   const hasActive = existingColumns(db, 'messages').has('active')
-  const rows = stmt<AllColumns<typeof messages>>(
+  const rows = exactRows<AllColumns<typeof messages>>(
     db,
     'SELECT * FROM main.messages WHERE session_id = ? ORDER BY id'
   ).all(id)

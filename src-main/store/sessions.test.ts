@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -6,6 +7,7 @@ import { SessionStore } from './index'
 import { CompressionSessionClosedError } from './errors'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { rawDb } from './test-fixtures/raw-db'
+import { loadPricer } from '../agent/pricing'
 
 afterAll(cleanupTempDirs)
 let store: SessionStore
@@ -362,6 +364,58 @@ describe('usage and cost (§1.9)', () => {
       cost: { usd: 0.5, status: 'estimated' }
     })
     await expect((async () => store.recordUsage('s', { ...u(-1, 'estimated') }))()).rejects.toThrow(/costUsd/)
+  })
+  // scripts/golden/usage_values.py: upstream's estimate_usage_cost + update_token_counts for one call per situation
+  it("writes upstream's billing_mode, cost_status and cost_source for the same calls (golden)", async () => {
+    type Row = Record<string, unknown>
+    type Case = {
+      createdModel: string
+      calls: Array<{ model: string; provider: string; base_url: string }>
+      session: Row
+      routes: Row[]
+    }
+    const golden = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/usage-values/golden.json'), 'utf8')
+    ) as { cases: Record<string, Case> }
+    const price = await loadPricer()
+    const tokens = {
+      inputTokens: 1000,
+      outputTokens: 40,
+      cacheReadTokens: 200,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0
+    }
+    const db = rawDb(store)
+    const cols = (row: Row | undefined, keys: string[]) =>
+      Object.fromEntries(keys.map((k) => [k, typeof row?.[k] === 'number' ? +(row[k] as number).toFixed(9) : row?.[k]]))
+    for (const [name, c] of Object.entries(golden.cases)) {
+      if (name === 'included') continue // a subscription route (openai-codex): no Caduceus provider bills that way
+      await store.createSession(name, 'cli', { model: c.createdModel })
+      // a session an older Caduceus started: its row names the API mode as billing_mode
+      if (name === 'older_caduceus_mode')
+        db.prepare('UPDATE sessions SET billing_provider = ?, billing_base_url = ?, billing_mode = ? WHERE id = ?').run(
+          c.calls[0]!.provider,
+          c.calls[0]!.base_url,
+          'chat_completions',
+          name
+        )
+      for (const call of c.calls) {
+        const route = { model: call.model, provider: call.provider, baseUrl: call.base_url }
+        const p = price(route, tokens)
+        await store.recordUsage(name, { ...route, ...tokens, apiCalls: 1, ...p })
+      }
+      const want = { ...c.session }
+      // Caduceus's own status for a session whose calls were priced and unpriced both (upstream keeps the last one's)
+      if (name === 'priced_then_unpriced') want.cost_status = 'partial'
+      const keys = Object.keys(want).filter((k) => k !== 'pricing_version') // Caduceus names its price table there
+      const row = db.prepare('SELECT * FROM sessions WHERE id = ?').get(name) as Row
+      expect([name, cols(row, keys)]).toEqual([name, cols(want, keys)])
+      const routes = db
+        .prepare('SELECT * FROM session_model_usage WHERE session_id = ? ORDER BY first_seen, rowid')
+        .all(name) as Row[]
+      const rkeys = Object.keys(c.routes[0]!)
+      expect([name, routes.map((r) => cols(r, rkeys))]).toEqual([name, c.routes.map((r) => cols(r, rkeys))])
+    }
   })
 })
 

@@ -55,6 +55,8 @@ export interface NewMessage {
   /** A list (multimodal parts: text + image_url) is stored as upstream stores it, "\0json:" + JSON. */
   content?: string | null | Array<Record<string, unknown>>
   toolCalls?: ToolCall[] | null
+  /** The calls a model made: written with upstream's `call_id` / `response_item_id` keys (message-write.ts). */
+  modelCalls?: true
   toolCallId?: string | null
   toolName?: string | null
   reasoning?: string | null
@@ -103,6 +105,12 @@ export interface ConversationMessage {
    * to a provider; a later compression folds the row in as an earlier summary, and a copy keeps the flag.
    */
   compressedSummary?: true
+  /**
+   * Its calls are ones a model made (not a client's history): stored with upstream's `call_id` and
+   * `response_item_id` beside `id`, as upstream's agent stores every call it gets; never sent to a provider, kept by a
+   * copy of the message.
+   */
+  modelCalls?: true
 }
 
 /** One provider call's usage, written in delta mode (hermes-spec §1.9). */
@@ -110,6 +118,10 @@ export interface UsageReport {
   model: string
   provider: string
   baseUrl: string
+  /**
+   * `billing_mode` as upstream writes it: nothing for a call billed per token (its session row keeps NULL, its route
+   * row ''), `subscription_included` for a subscription route; an older Caduceus wrote the API mode here.
+   */
   billingMode?: string
   task?: string
   inputTokens: number
@@ -121,5 +133,10 @@ export interface UsageReport {
   /** null = unpriced: never recorded as $0. */
   costUsd: number | null
   costStatus: 'estimated' | 'billed' | 'unpriced'
+  /**
+   * Where the price came from, in upstream's words (`official_docs_snapshot`, `provider_models_api`, …); without it,
+   * what the status implies (`official_docs_snapshot` for an estimate, `provider_cost_api` billed, `none` unpriced).
+   */
+  costSource?: string
   pricingVersion?: string | null
 }

@@ -3,7 +3,9 @@
  * additive per-route (`session_model_usage`) and per-day rows. Unpriced usage never reads as $0: the session's
  * estimate stays what it was (0.0 from the first call, as upstream writes it) with upstream's cost_status for it,
  * 'unknown' (older Caduceus wrote 'unpriced' and left the estimate NULL; all read the same), or turns 'partial' once
- * priced and unpriced mix.
+ * priced and unpriced mix. cost_source and billing_mode are upstream's values for the same call
+ * (test/fixtures/upstream/usage-values); an older Caduceus wrote 'pricing'/'provider' and the API mode, which every
+ * reader here ignores (cost_source) or shows as a route's endpoint detail (billing_mode).
  */
 import type Database from 'better-sqlite3'
 import { eq } from 'drizzle-orm'
@@ -51,7 +53,11 @@ export function recordUsageRows(
       costStatus: sessions.cost_status,
       apiCallCount: sessions.api_call_count,
       inputTokens: sessions.input_tokens,
-      outputTokens: sessions.output_tokens
+      outputTokens: sessions.output_tokens,
+      model: sessions.model,
+      billingProvider: sessions.billing_provider,
+      billingBaseUrl: sessions.billing_base_url,
+      billingMode: sessions.billing_mode
     })
     .from(sessions)
     .where(eq(sessions.id, sessionId))
@@ -67,8 +73,29 @@ export function recordUsageRows(
   const hadPriced =
     (est0 !== null || act0 !== null) && (!isUnpricedStatus(s.costStatus) || (est0 ?? 0) + (act0 ?? 0) > 0)
   const hadUnpriced = isUnpricedStatus(s.costStatus) || s.costStatus === 'partial' || (hadUsage && !hadPriced)
-  const status = priced ? (hadUnpriced ? 'partial' : u.costStatus) : hadPriced ? 'partial' : 'unknown'
-  const costSource = billed ? 'provider' : priced ? 'pricing' : 'none'
+  // upstream's words (agent/usage_pricing.py CostStatus, CostSource): a provider-reported cost is 'actual', an
+  // estimate names the table it came from; 'partial' (priced and unpriced calls mixed) is Caduceus's own
+  const callStatus = billed ? 'actual' : priced ? 'estimated' : 'unknown'
+  const status = priced ? (hadUnpriced ? 'partial' : callStatus) : hadPriced ? 'partial' : 'unknown'
+  const costSource = u.costSource ?? (billed ? 'provider_cost_api' : priced ? 'official_docs_snapshot' : 'none')
+  // Upstream's first accounted call names the session's route when it differs from the one the row was created with
+  // (a first turn failed before any call and the model was changed before the retry, or a fallback answered); after
+  // that the row keeps its first route.
+  const used = u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.reasoningTokens + u.apiCalls
+  if (
+    num(s.apiCallCount) === 0 &&
+    used > 0 &&
+    u.provider &&
+    (s.model !== u.model || s.billingProvider !== u.provider)
+  ) {
+    stmt(
+      db,
+      `UPDATE sessions SET model = @model, billing_provider = @provider, billing_base_url = @base, billing_mode = @mode
+        WHERE id = @id`
+    ).run({ id: sessionId, model: u.model, provider: u.provider, base: u.baseUrl || null, mode: u.billingMode || null })
+    Object.assign(s, { model: u.model, billingProvider: u.provider, billingBaseUrl: u.baseUrl || null })
+    s.billingMode = u.billingMode || null
+  }
 
   stmt(
     db,
@@ -100,18 +127,20 @@ export function recordUsageRows(
     model: u.model,
     provider: u.provider || null,
     base: u.baseUrl || null,
-    mode: u.billingMode ?? null
+    mode: u.billingMode || null
   })
 
   const est = priced && !billed ? u.costUsd! : 0
   const act = billed ? u.costUsd! : 0
-  const routeStatus = priced ? u.costStatus : 'unknown'
+  const routeStatus = callStatus
+  // A route names what the call did not from the session row, as upstream's _record_model_usage does: a session an
+  // older Caduceus created holds billing_mode 'chat_completions', and its later calls stay on that route.
   const routeValues: typeof sessionModelUsage.$inferInsert = {
     session_id: sessionId,
     model: u.model,
-    billing_provider: u.provider ?? '',
-    billing_base_url: u.baseUrl ?? '',
-    billing_mode: u.billingMode ?? '',
+    billing_provider: u.provider || s.billingProvider || '',
+    billing_base_url: u.baseUrl || s.billingBaseUrl || '',
+    billing_mode: u.billingMode || s.billingMode || '',
     task: u.task ?? '',
     api_call_count: u.apiCalls,
     input_tokens: u.inputTokens,
@@ -175,6 +204,7 @@ type RouteRow = Pick<
   | 'estimated_cost_usd'
   | 'actual_cost_usd'
   | 'cost_status'
+  | 'cost_source'
 >
 
 /**
@@ -189,7 +219,7 @@ export function moveUsageRows(tx: WriteTx, shape: HomeShape, from: string, into:
   const rows = stmt<RouteRow>(
     db,
     `SELECT model, billing_provider, billing_base_url, billing_mode, ${route.columns.has('task') ? 'task' : "'' AS task"},
-       ${USAGE_COUNTERS.join(', ')}, cost_status FROM ${route.table} WHERE session_id = ?`
+       ${USAGE_COUNTERS.join(', ')}, cost_status, cost_source FROM ${route.table} WHERE session_id = ?`
   ).all(from)
   for (const r of rows) {
     const billed = num(r.actual_cost_usd) > 0
@@ -208,7 +238,9 @@ export function moveUsageRows(tx: WriteTx, shape: HomeShape, from: string, into:
       reasoningTokens: num(r.reasoning_tokens),
       apiCalls: num(r.api_call_count),
       costUsd: unpriced ? null : billed ? num(r.actual_cost_usd) : num(r.estimated_cost_usd),
-      costStatus: unpriced ? 'unpriced' : billed ? 'billed' : 'estimated'
+      costStatus: unpriced ? 'unpriced' : billed ? 'billed' : 'estimated',
+      // the price's own source travels with it; an older Caduceus's words ('pricing', 'provider') are left behind
+      ...(!unpriced && r.cost_source && !OLD_SOURCES.has(r.cost_source) ? { costSource: r.cost_source } : {})
     }
     recordUsageRows(tx, shape, into, report)
     // a route that was partly unpriced stays so: an unpriced call of no tokens marks it (and the session) partial
@@ -223,6 +255,9 @@ export function moveUsageRows(tx: WriteTx, shape: HomeShape, from: string, into:
   }
   return rows.length
 }
+
+/** The cost_source values Caduceus wrote before it wrote upstream's (usage_pricing.py CostSource). */
+const OLD_SOURCES = new Set(['pricing', 'provider'])
 
 /** Column names checked against the table definition; the values then go in by name (shape-dependent SQL). */
 const dailyValues = (v: typeof sessionDailyUsage.$inferInsert) => v

@@ -23,6 +23,7 @@ const SHARED = [
   'end_reason',
   'estimated_cost_usd',
   'actual_cost_usd',
+  'billing_mode',
   'cost_status',
   'cost_source',
   'pricing_version',

@@ -10,7 +10,7 @@
  * Caduceus's own `--format markdown` (readable, attachments as placeholders) is session-transfer.ts's toMarkdown.
  */
 import { createHash } from 'node:crypto'
-import { isoUtc, pyJson, pyStr, pyTruthy } from '@shared/contract/py-text'
+import { isoUtc, jsonLine, pyJson, pyStr, pyTruthy, PyNumber } from '@shared/contract/py-text'
 import {
   classifyStoredRow,
   foldedSummary,
@@ -33,7 +33,7 @@ const idOf = (s: Rec) => String(pyTruthy(s.id) ? s.id : pyTruthy(s.session_id) ?
 function front(v: unknown): string {
   if (v === null || v === undefined) return 'null'
   if (typeof v === 'boolean') return v ? 'true' : 'false'
-  if (typeof v === 'number' || Array.isArray(v)) return pyJson(v, { ensureAscii: false })
+  if (typeof v === 'number' || v instanceof PyNumber || Array.isArray(v)) return pyJson(v, { ensureAscii: false })
   return JSON.stringify(pyStr(v))
 }
 
@@ -54,7 +54,8 @@ function heading(m: Rec, kind: RowKind | null): string {
   return `### ${label}${at ? ` — ${at}` : ''}`
 }
 
-const block = (v: unknown) => '```json\n' + JSON.stringify(v, null, 2) + '\n```'
+// json.dumps(v, indent=2) as upstream writes it: an integer past 2**53 to the digit, NaN and Infinity as Python's
+const block = (v: unknown) => '```json\n' + jsonLine(v, 2) + '\n```'
 const content = (c: unknown) => (c === null || c === undefined ? '' : typeof c === 'string' ? c.trimEnd() : block(c))
 
 function messagesText(s: Rec): string {
