@@ -8,7 +8,9 @@ with `SessionDB.append_message`, as tool_results_more.py does: a terminal comman
 sequence (upstream strips the sequence, keeps the NUL, JSON-escaped as \\u0000), read_file of a text file holding
 colour sequences and a bell (kept as they are in the file), execute_code printing a NUL, a form feed and a colour
 sequence; then an assistant reply whose text carries a colour sequence (upstream stores a reply as the model
-wrote it). Writes test/fixtures/upstream/control-chars/rows.json: the session's `messages` rows, read back.
+wrote it); and a second session whose first words carry a colour sequence and a NUL. Writes
+test/fixtures/upstream/control-chars/rows.json: the first session's `messages` rows, read back, and `previews`: the
+preview upstream's `list_sessions_rich` gives each session (cut at the NUL, the ESCs kept).
 """
 import json
 import os
@@ -54,6 +56,11 @@ for i, (name, args) in enumerate(CASES, start=1):
     clock += 5
 db.append_message(sid, "assistant", content="Done: \x1b[32mgreen\x1b[0m means ok.", finish_reason="stop",
                   timestamp=clock)
+# a session whose first words carry a colour sequence and a NUL: the preview upstream's list gives it
+db.create_session("golden-control-preview", "cli", model="golden-model")
+db.append_message("golden-control-preview", "user", content="\x1b[1mBold ask\x1b[0m with nul\x00here",
+                  timestamp=clock + 10)
+previews = {r["id"]: r["preview"] for r in db.list_sessions_rich(limit=10)}
 db.close()
 
 con = sqlite3.connect(home / "state.db")
@@ -66,7 +73,7 @@ for r in rows:
     if r["tool_calls"]:
         r["tool_calls"] = json.loads(r["tool_calls"])
 # ensure_ascii: the control characters stay visible escapes in the file itself
-text = json.dumps({"session": sid, "rows": rows}, indent=2) + "\n"
+text = json.dumps({"session": sid, "rows": rows, "previews": previews}, indent=2) + "\n"
 text = text.replace(str(WORK), "/home/user/project").replace(str(home), "/home/user/.hermes")
 text = re.sub(r"hermes_sandbox_[a-z0-9_]+", "hermes_sandbox_x", text)
 text = re.sub(r'(\\"duration_seconds\\": )[\d.]+', r"\g<1>0.04", text)

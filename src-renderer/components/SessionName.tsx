@@ -38,5 +38,5 @@ export function SessionLabel({
   at?: number
 }) {
   const looked = useSessionLabel(profile, title ? null : id)
-  return <>{title || looked || sessionLabel({ at })}</>
+  return <>{(title && sessionLabel({ title })) || looked || sessionLabel({ at })}</>
 }

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { sessionLabel } from './session-label'
 
@@ -28,5 +30,15 @@ describe('sessionLabel: one fallback for untitled sessions', () => {
     expect(sessionLabel({ preview: '🦩'.repeat(70) }, now)).toBe('🦩'.repeat(59) + '…')
     expect(sessionLabel({ preview: 'x'.repeat(80) }, now)).toBe('x'.repeat(59) + '…')
     expect(sessionLabel({ preview: 'short' }, now)).toBe('short')
+  })
+
+  it("draws the control characters of upstream's preview as their pictures (scripts/golden/control_chars.py)", () => {
+    const { previews } = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/control-chars/rows.json'), 'utf8')
+    ) as { previews: Record<string, string> }
+    const preview = previews['golden-control-preview']!
+    expect(preview).toContain('\u001b[1m')
+    expect(sessionLabel({ preview }, now)).toBe('\u241b[1mBold ask\u241b[0m with nul')
+    expect(sessionLabel({ title: 'a\u0000b' }, now)).toBe('a\u2400b')
   })
 })
