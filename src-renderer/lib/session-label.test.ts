@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { createElement } from 'react'
+import { renderToStaticMarkup } from 'react-dom/server'
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { sessionLabel } from './session-label'
+import { SessionLabel } from '../components/SessionName'
 
 const now = 1_700_000_000_000
 
@@ -40,5 +44,14 @@ describe('sessionLabel: one fallback for untitled sessions', () => {
     expect(preview).toContain('\u001b[1m')
     expect(sessionLabel({ preview }, now)).toBe('\u241b[1mBold ask\u241b[0m with nul')
     expect(sessionLabel({ title: 'a\u0000b' }, now)).toBe('a\u2400b')
+    // a search hit names its session by the title the row carries: the same pictures
+    const hit = renderToStaticMarkup(
+      createElement(
+        QueryClientProvider,
+        { client: new QueryClient() },
+        createElement(SessionLabel, { profile: 'default', id: 'x', title: preview })
+      )
+    )
+    expect(hit).toBe('\u241b[1mBold ask\u241b[0m with nul')
   })
 })
