@@ -100,4 +100,25 @@ describe('cron list --all and cron add, as hermes cron', { timeout: 120_000 }, (
       })
     }
   })
+
+  // scripts/golden/cron_repeat.py: upstream's `hermes cron list` says `Repeat: 1/3` for a job limited to three runs
+  // with one run, `0/1` for a one-shot, `∞` for no limit; the list here and the Cron page (cronRepeatText) showed none
+  it("shows a job's run limit as upstream's list does", async () => {
+    const gold = join(repo, 'test/fixtures/upstream/cron-repeat')
+    const R = JSON.parse(readFileSync(join(gold, 'listed.json'), 'utf8')) as {
+      jobs: Record<'forever' | 'three' | 'once', string>
+      repeat: Record<'forever' | 'three' | 'once', string>
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'cad-cron-repeat-'))
+    made.push(dir)
+    cpSync(join(gold, 'home'), dir, { recursive: true })
+    const text = (await cli(dir, 'cron', 'list')).stdout
+    for (const [name, id] of Object.entries(R.jobs) as Array<['forever' | 'three' | 'once', string]>) {
+      const row = text.split('\n').find((l) => l.startsWith(id))!
+      const upstream = R.repeat[name]
+      if (upstream === '\u221e') expect(row).not.toContain('repeat')
+      else expect(row).toMatch(new RegExp(`  repeat ${upstream}$`))
+    }
+    expect(R.repeat.three).toBe('1/3')
+  })
 })

@@ -12,6 +12,7 @@ import { pairToolCalls } from '../src-renderer/pages/session/tool-pairs'
 import { formatSessionShow } from '../src-main/host/cli/format'
 import { displayContent } from '../src-main/store/content-codec'
 import { toMarkdown } from '../src-main/store/session-transfer'
+import { exportHtml } from '../src-main/host/services/export-html'
 
 interface Row {
   role: string
@@ -373,5 +374,34 @@ describe('the Markdown export', () => {
     expect(md).toContain('## tool · terminal · ')
     expect(md).toContain('_Its call is not in this session._')
     expect(md).toContain('```json\n{"command": "ls -la\n```')
+  })
+})
+
+// Control characters upstream stores (scripts/golden/control_chars.py): a NUL a command printed (JSON-escaped as
+// \u0000), a colour sequence's ESC in a file read_file returned and in a model's reply. A page drew each as an empty
+// box or nothing (`nul::end`, a box then `[32m`); they read as their pictures, as `caduceus sessions show` prints them.
+describe('control characters in what upstream stored', () => {
+  const ctl = JSON.parse(
+    readFileSync(join(import.meta.dirname, 'fixtures/upstream/control-chars/rows.json'), 'utf8')
+  ) as { session: string; rows: Row[] }
+  const at = (id: string) => {
+    const r = ctl.rows.find((x) => x.tool_call_id === id)!
+    return parseToolResult(displayContent(r.content) ?? '', r.tool_name)
+  }
+  const NO_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/
+
+  it('shows them as their pictures in tool results', () => {
+    expect(at('call_ctl_1')).toMatchObject({ kind: 'terminal', output: 'nul:\u2400:end\nred', exitCode: 0 })
+    const file = at('call_ctl_2')
+    if (file.kind !== 'file') throw new Error(file.kind)
+    expect(file.lines.map((l) => l.text)).toEqual(['\u241b[32mok\u241b[0m build', 'bell::end'])
+    expect(at('call_ctl_3')).toMatchObject({ kind: 'terminal', output: 'nul:\u2400:ff:\u240c:end\nbold' })
+  })
+
+  it('holds none in the HTML export', () => {
+    const html = exportHtml([{ id: ctl.session, source: 'cli', messages: ctl.rows }], new Date(0))
+    expect(html).not.toMatch(NO_CONTROL)
+    expect(html).toContain('Done: \u241b[32mgreen\u241b[0m means ok.')
+    expect(html).toContain('nul:\u2400:end')
   })
 })

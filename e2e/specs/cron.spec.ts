@@ -135,13 +135,21 @@ test('a new schedule on a finished job leaves it finished until Resume', async (
   const jobsPath = join(host.root, 'cron', 'jobs.json')
   mkdirSync(join(host.root, 'cron'), { recursive: true })
   const file = existsSync(jobsPath) ? JSON.parse(readFileSync(jobsPath, 'utf8')) : { jobs: [] }
-  file.jobs.push(finished)
+  // beside it, a job upstream limits to three runs with one run done (scripts/golden/cron_repeat.py): its list says
+  // `Repeat: 1/3`, and so does the row (a finished job without a limit says nothing)
+  const repeat = JSON.parse(readFileSync(join(process.cwd(), 'test/fixtures/upstream/cron-repeat/listed.json'), 'utf8'))
+  const limited = JSON.parse(
+    readFileSync(join(process.cwd(), 'test/fixtures/upstream/cron-repeat/home/cron/jobs.json'), 'utf8')
+  ).jobs.find((j: { id: string }) => j.id === repeat.jobs.three)
+  file.jobs.push(finished, limited)
   writeFileSync(jobsPath, JSON.stringify(file, null, 2))
   const cron = new CronPage(page)
   await new AppShell(page).open(host.url)
   await cron.open()
+  await expect(cron.job('three').getByTestId('cron-repeat')).toHaveText(`repeat ${repeat.repeat.three}`)
   const row = cron.job('finished')
   await expect(row.getByTestId('cron-state')).toHaveText('completed')
+  await expect(row.getByTestId('cron-repeat')).toHaveCount(0)
 
   await row.getByTestId('cron-edit').click()
   await expect(page.getByTestId('cron-form-finished')).toContainText('does not start it again')

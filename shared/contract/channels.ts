@@ -69,6 +69,14 @@ export const CronClock = z.object({
 })
 export type CronClock = z.infer<typeof CronClock>
 
+/**
+ * A job's run limit as upstream's `hermes cron list` shows it: runs so far of the limit (`1/3`; upstream removes the
+ * job after the last), null for a job with none (upstream's ∞).
+ */
+export function cronRepeatText(j: Pick<CronJob, 'repeatTimes' | 'repeatCompleted'>): string | null {
+  return j.repeatTimes ? `${j.repeatCompleted}/${j.repeatTimes}` : null
+}
+
 const JobRef = z.object({ profile: ProfileName, id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'not a cron job id') })
 const ScheduleText = z.string().trim().min(1, 'give a schedule').max(200)
 const PromptText = z.string().trim().min(1, 'give a prompt').max(20_000)

@@ -9,6 +9,7 @@
  */
 import { partialJsonText, unwrapToolResult, type ToolFrame } from './tool-frame'
 import { parseJsonOr } from './errors'
+import { showControls, showControlsDeep } from './control-chars'
 
 export interface FileLine {
   n: number
@@ -284,11 +285,17 @@ const isTerminalTool = (tool: string | null) => !!tool && /terminal|shell|bash|p
 /** A view, and upstream's layers around the result when it had any (the untrusted wrapper, a cut, context). */
 type ToolResult = ToolView & { frame?: ToolFrame }
 
-function viewOf(text: string, tool: string | null, cut: boolean): ToolView {
-  const t = text.trim()
+/** A control character in JSON text, escaped (`\u0000`, `\f`) or raw: only then is a parsed value worth a walk. */
+const JSON_CONTROL = /\\u00[01]|\\u00[89]|\\u007f|\\[bf]|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/i
+
+function viewOf(raw: string, tool: string | null, cut: boolean): ToolView {
+  // what a page shows holds no control character (control-chars.ts): a NUL or an ESC is drawn as its picture
+  const text = showControls(raw)
+  const t = raw.trim()
   if ((t.startsWith('{') || t.startsWith('[')) && t.length < 2_000_000) {
     // undefined: not JSON (a tool that returns plain text, or a result cut short)
-    const v = parseJsonOr(t, undefined)
+    const parsed = parseJsonOr(t, undefined)
+    const v = parsed !== undefined && JSON_CONTROL.test(t) ? showControlsDeep(parsed) : parsed
     if (v !== undefined) {
       const view = isObj(v) ? (fromObject(v, tool) ?? fieldsView(v)) : null
       return view ?? { kind: 'json', text: JSON.stringify(v, null, 2) }
@@ -296,9 +303,9 @@ function viewOf(text: string, tool: string | null, cut: boolean): ToolView {
     // a preview cut mid-string: its main field decoded (no literal \n escapes), else the preview as it is
     const part = cut ? partialJsonText(t) : null
     if (part && (part.key === 'output' || isTerminalTool(tool))) {
-      return { kind: 'terminal', output: part.text, exitCode: null, error: null }
+      return { kind: 'terminal', output: showControls(part.text), exitCode: null, error: null }
     }
-    if (part) return { kind: 'text', text: part.text }
+    if (part) return { kind: 'text', text: showControls(part.text) }
   }
   if (/^(diff --git|--- |\+\+\+ |@@ )/m.test(t) && /^[+-]/m.test(t)) return { kind: 'diff', diff: text, note: null }
   if (isTerminalTool(tool)) return { kind: 'terminal', output: text, exitCode: null, error: null }

@@ -1,6 +1,7 @@
 import { sessionHref } from '../app/routes'
 import { shortId } from '../lib/format'
 import { sessionLabel } from '../lib/session-label'
+import { showControls } from '@shared/contract/control-chars'
 import { useSessionLabel } from '../stores/session-titles'
 
 /**
@@ -38,5 +39,6 @@ export function SessionLabel({
   at?: number
 }) {
   const looked = useSessionLabel(profile, title ? null : id)
-  return <>{title || looked || sessionLabel({ at })}</>
+  // a control character in the title (a colour sequence's ESC) as its picture, as sessionLabel draws it
+  return <>{(title && showControls(title).trim()) || looked || sessionLabel({ at })}</>
 }

@@ -1,5 +1,11 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { createElement } from 'react'
+import { renderToStaticMarkup } from 'react-dom/server'
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { sessionLabel } from './session-label'
+import { SessionLabel } from '../components/SessionName'
 
 const now = 1_700_000_000_000
 
@@ -28,5 +34,24 @@ describe('sessionLabel: one fallback for untitled sessions', () => {
     expect(sessionLabel({ preview: '🦩'.repeat(70) }, now)).toBe('🦩'.repeat(59) + '…')
     expect(sessionLabel({ preview: 'x'.repeat(80) }, now)).toBe('x'.repeat(59) + '…')
     expect(sessionLabel({ preview: 'short' }, now)).toBe('short')
+  })
+
+  it("draws the control characters of upstream's preview as their pictures (scripts/golden/control_chars.py)", () => {
+    const { previews } = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/control-chars/rows.json'), 'utf8')
+    ) as { previews: Record<string, string> }
+    const preview = previews['golden-control-preview']!
+    expect(preview).toContain('\u001b[1m')
+    expect(sessionLabel({ preview }, now)).toBe('\u241b[1mBold ask\u241b[0m with nul')
+    expect(sessionLabel({ title: 'a\u0000b' }, now)).toBe('a\u2400b')
+    // a search hit names its session by the title the row carries: the same pictures
+    const hit = renderToStaticMarkup(
+      createElement(
+        QueryClientProvider,
+        { client: new QueryClient() },
+        createElement(SessionLabel, { profile: 'default', id: 'x', title: preview })
+      )
+    )
+    expect(hit).toBe('\u241b[1mBold ask\u241b[0m with nul')
   })
 })

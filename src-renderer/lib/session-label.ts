@@ -1,3 +1,4 @@
+import { showControls } from '@shared/contract/control-chars'
 import { relativeTime } from './format'
 
 /** How much of a first message stands in for a title. */
@@ -13,12 +14,13 @@ export interface Labelled {
 
 /**
  * The one name every page shows for a session: its title; else its first user message, whitespace folded and
- * cut at a word; else "Untitled session · 3d ago". Never the raw id (that stays a tooltip).
+ * cut at a word; else "Untitled session · 3d ago". Never the raw id (that stays a tooltip). A control character in
+ * either (upstream's preview keeps a colour sequence's ESC) reads as its picture, not as an empty box.
  */
 export function sessionLabel(s: Labelled, nowMs = Date.now()): string {
-  const title = s.title?.trim()
+  const title = s.title && showControls(s.title).trim()
   if (title) return title
-  const preview = s.preview?.replace(/\s+/g, ' ').trim()
+  const preview = s.preview && showControls(s.preview).replace(/\s+/g, ' ').trim()
   if (preview) return truncate(preview, PREVIEW_CHARS)
   return s.at != null && Number.isFinite(s.at) ? `Untitled session · ${relativeTime(s.at, nowMs)}` : 'Untitled session'
 }

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import type { CronJob } from '@shared/contract'
+import { cronRepeatText, type CronJob } from '@shared/contract'
 import { sessionHref } from '../app/routes'
 import { RefreshIcon } from '../components/icons'
 import { useApp } from '../stores/app'
@@ -127,6 +127,15 @@ export function CronPage() {
                   </td>
                   <td className="mono">
                     {j.scheduleDisplay}
+                    {cronRepeatText(j) && (
+                      <div
+                        className="muted"
+                        data-testid="cron-repeat"
+                        title="Runs so far of its limit: the job is removed after the last one"
+                      >
+                        repeat {cronRepeatText(j)}
+                      </div>
+                    )}
                     {j.deliver !== 'local' && (
                       <div className="muted cron-deliver" data-testid="cron-deliver">
                         delivers to {j.deliver}

@@ -22,12 +22,14 @@ import { profileHome } from './profile'
 import { UsageError } from './run-args'
 import { CRON_USAGE } from './usage'
 import { errorMessage } from '@shared/contract/errors'
+import { cronRepeatText } from '@shared/contract'
 import { redact } from '../../secrets'
 
 /** One job as upstream's `hermes cron list` names it (a missing name, display or state filled in as upstream reads it). */
 const line = (raw: RawJob) => {
   const j = jobDto(raw)
-  return `${j.id}  ${j.state.padEnd(9)}  ${j.scheduleDisplay.padEnd(16)}  next ${j.nextRunAt ?? '-'}  last ${j.lastRunAt ?? '-'}${j.lastStatus ? ` (${j.lastStatus})` : ''}  ${j.name}${j.deliver !== 'local' ? `  -> ${j.deliver}` : ''}`
+  const repeat = cronRepeatText(j)
+  return `${j.id}  ${j.state.padEnd(9)}  ${j.scheduleDisplay.padEnd(16)}  next ${j.nextRunAt ?? '-'}  last ${j.lastRunAt ?? '-'}${j.lastStatus ? ` (${j.lastStatus})` : ''}  ${j.name}${j.deliver !== 'local' ? `  -> ${j.deliver}` : ''}${repeat ? `  repeat ${repeat}` : ''}`
 }
 
 export async function cron(args: HostArgs): Promise<number> {

@@ -13,6 +13,7 @@ import { toolResultText } from '@shared/contract/tool-result-text'
 import { argsAreJsonObject, argsPreview } from '@shared/contract/tool-args'
 import { classifyStoredRow, ROW_LABELS, rowText, storedMergedSummary } from '@shared/contract/notice-rows'
 import { EXPORT_CSS } from './export-html-style'
+import { showControls } from '@shared/contract/control-chars'
 
 type Rec = Record<string, unknown>
 interface Row {
@@ -23,8 +24,8 @@ interface Row {
 }
 
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-/** Text as HTML text or attribute value; a NUL (binary tool output) as the symbol for it. */
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESC[c]!).replace(/\0/g, '\u2400')
+/** Text as HTML text or attribute value; a control character (a NUL, a colour sequence's ESC) as its picture. */
+const esc = (s: string) => showControls(s.replace(/[&<>"']/g, (c) => ESC[c]!))
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
 /** A message's content as text: attachments as placeholders. */

@@ -5,6 +5,7 @@ import { rehypeCodeHighlight } from './code-highlight'
 import { hastText, rehypeMarkTerms, remarkHtmlAsText } from './plugins'
 import { markdownAffordable } from './markdown-guard'
 import { markdownBlocks } from './markdown-blocks'
+import { showControls } from '@shared/contract/control-chars'
 
 function CopyButton({ text }: { text: string }) {
   const [done, setDone] = useState(false)
@@ -192,7 +193,8 @@ export const Markdown = memo(function Markdown({
   terms?: string[]
   saved?: boolean
 }) {
-  const body = useMemo(() => markdownBody(text, terms, saved), [text, terms, saved])
+  // a NUL or a colour sequence in a reply is drawn as its picture (␀, ␛), not as an empty box
+  const body = useMemo(() => markdownBody(showControls(text), terms, saved), [text, terms, saved])
   return (
     <div className="markdown" data-testid="markdown">
       {body}

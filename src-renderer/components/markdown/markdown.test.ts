@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { createElement } from 'react'
 import { renderToStaticMarkup } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
 import { highlightAs } from './code-highlight'
 import { Markdown } from './Markdown'
+import { Highlighted } from '../Snippet'
 
 const html = (text: string, terms?: string[], saved = false) =>
   renderToStaticMarkup(createElement(Markdown, { text, terms, saved }))
@@ -96,5 +99,19 @@ describe('Markdown guard', () => {
     const nested = html('> quote\n>\n> - item\n>   1. deeper\n\n**bold** and _em_')
     expect(nested).toMatch(/<blockquote>.*<ul>.*<ol>/s)
     expect(nested).toContain('<strong>bold</strong>')
+  })
+
+  it("draws a reply's control characters as their pictures (upstream stores a colour sequence as the model wrote it)", () => {
+    // scripts/golden/control_chars.py: the reply row as upstream stored it
+    const { rows } = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../../test/fixtures/upstream/control-chars/rows.json'), 'utf8')
+    ) as { rows: Array<{ role: string; content: string | null; tool_calls: unknown }> }
+    const reply = rows.find((r) => r.role === 'assistant' && !r.tool_calls)!.content!
+    expect(reply).toContain('\u001b[32m')
+    const out = html(reply, undefined, true)
+    expect(out).toContain('Done: \u241b[32mgreen\u241b[0m means ok.')
+    // a user's text (shown plain) the same way, NUL included
+    const plain = renderToStaticMarkup(createElement(Highlighted, { text: 'a\u0000b\u001bc', terms: ['b'] }))
+    expect(plain).toBe('a\u2400<mark>b</mark>\u241bc')
   })
 })

@@ -18,6 +18,7 @@ import { Badge } from '../../components/Badge'
 import { imageSegments } from './image-chips'
 import { argsAreJsonObject, argsPreview, decodeUnicodeEscapes } from '@shared/contract/tool-args'
 import { parseJsonOr } from '@shared/contract/errors'
+import { showControls } from '@shared/contract/control-chars'
 
 function Fold({
   label,
@@ -183,7 +184,7 @@ function UserBody({ text, terms }: { text: string; terms: string[] | undefined }
 export function Reasoning({ text }: { text: string }) {
   return (
     <Fold testId="reasoning" label={<span className="muted">Reasoning · {text.length.toLocaleString()} chars</span>}>
-      <div className="reasoning-text">{text}</div>
+      <div className="reasoning-text">{showControls(text)}</div>
     </Fold>
   )
 }
