@@ -17,7 +17,7 @@ step sent). Upstream's ids are random, so only these relations are data.
 Usage: /usr/bin/python3 scripts/golden/api_session_choice.py
 Needs Debian's python3-aiohttp, python3-yaml, python3-dotenv, python3-httpx and python3-requests.
 Env: HERMES_UPSTREAM (default /work/upstream) is the upstream checkout to import.
-Writes test/fixtures/upstream/api-session-choice/cases.json; replayed by test/api-server-process.test.ts.
+Writes test/fixtures/upstream/api-session-choice/cases.json; replayed by src-main/channels/api-upstream-parity.test.ts.
 """
 import asyncio
 import json

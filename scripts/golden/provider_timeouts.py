@@ -13,7 +13,7 @@ HERMES_API_TIMEOUT value for a local endpoint while that variable is at its defa
 as the strings "inf" / "nan"; null: none configured.
 
 Usage: /usr/bin/python3 scripts/golden/provider_timeouts.py
-Writes test/fixtures/upstream/provider-timeouts/cases.json; replayed by src-main/host/services/provider-limits.test.ts.
+Writes test/fixtures/upstream/provider-timeouts/cases.json; replayed by src-main/host/services/agent-assembly.test.ts.
 """
 import json
 import math
