@@ -110,16 +110,15 @@ export function providerReadTimeout(
     warnings.push(`config.yaml ${where}: ${shown(v)} is not a number of seconds above 0, so it is not used.`)
     return null
   }
-  const providers = raw.providers
-  const p = isPlainObject(providers) ? providers[target.provider] : undefined
+  const own = (o: unknown, k: string) => (isPlainObject(o) && Object.hasOwn(o, k) ? o[k] : undefined)
+  const p = own(raw.providers, target.provider)
   if (isPlainObject(p)) {
-    const m = isPlainObject(p.models) ? p.models[target.model] : undefined
+    const m = own(p.models, target.model)
     const where = `providers.${target.provider}`
     const configured =
       (isPlainObject(m) ? seconds(m.timeout_seconds, `${where}.models.${target.model}.timeout_seconds`) : null) ??
       seconds(p.request_timeout_seconds, `${where}.request_timeout_seconds`)
-    if (configured !== null)
-      return { configured: clockMs(configured), fromEnv: clockMs(configured), warnings: [...new Set(warnings)] }
+    if (configured !== null) return { configured: clockMs(configured), fromEnv: clockMs(configured), warnings }
   }
   const variable = (name: string, fallback: number): number => {
     const text = env[name]
