@@ -14,14 +14,14 @@ import { maxTurnsAsWritten, type RawConfig } from './load-config'
 import { pyStr, pythonInt } from '@shared/contract/py-text'
 
 /** Upstream's DEFAULT_MAX_ITERATIONS. */
-export const DEFAULT_MAX_ITERATIONS = 90
+const DEFAULT_MAX_ITERATIONS = 90
 
-export interface TurnBudget {
+interface TurnBudget {
   /** Model calls a turn may make: a positive number, Infinity for none. */
   max: number
   warning: string | null
 }
-export type TurnBudgets = Record<'chat' | 'cron' | 'gateway', TurnBudget>
+type TurnBudgets = Record<'chat' | 'cron' | 'gateway', TurnBudget>
 
 /** Python's truthiness of a YAML value. */
 const truthy = (v: unknown): boolean =>
