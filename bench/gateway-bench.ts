@@ -138,7 +138,7 @@ async function hitPath(
   // Separate runs, not interleaved: the un-memoized path's garbage would land GC pauses in the other's samples.
   const hit = timed(() => {
     const tc = resolver.resolve('default', profileHome(root, 'default'))
-    return cache.lookup(key, { signature: tc.signature, sessionId: 'bench-hit', maxIterations: tc.maxIterations })
+    return cache.lookup(key, { signature: tc.signature, sessionId: 'bench-hit', maxIterations: tc.budgets.chat.max })
       .decision
   })
   const uncached = timed(

@@ -113,6 +113,19 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
     expect(sharedColumns(join(dir, 'state.db'), out.session_id)).toEqual(entryGolden('oneshot'))
   })
 
+  it("agent.max_turns: .inf is no limit, as upstream's chat reads it (the row records its agent's budget)", async () => {
+    const dir = home(`${DEMO}agent:\n  max_turns: .inf\n`)
+    const out = JSON.parse((await inProcess(dir, 'run', '-z', 'how long may you go on?', '--json')).stdout)
+    expect(out.warnings).toEqual([])
+    const db = new Database(join(dir, 'state.db'), { readonly: true })
+    try {
+      const config = db.prepare('SELECT model_config FROM sessions WHERE id = ?').pluck().get(out.session_id)
+      expect(String(config)).toContain('"max_iterations": Infinity')
+    } finally {
+      db.close()
+    }
+  })
+
   it("-m is --model, as upstream's hermes -z takes it: the session runs and is stored on that model", async () => {
     const dir = home(DEMO)
     const r = await inProcess(dir, '-z', 'short flag', '-m', 'picked-model', '--json')

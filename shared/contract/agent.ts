@@ -140,7 +140,8 @@ export const ProfileSettings = z.object({
   apiKeySet: z.boolean(),
   /** Where the key is kept: OS keychain (safeStorage) or the profile `.env` (0600). */
   apiKeyStorage: z.enum(['safe_storage', 'env_file', 'config', 'none']),
-  maxIterations: z.number().int(),
+  /** Model calls a Session page turn may make (upstream's chat reads `agent.max_turns` as it is); null: no limit. */
+  maxIterations: z.number().positive().nullable(),
   compressionThreshold: z.number(),
   /** `display.busy_input_mode` as upstream's gateway reads it: what a message sent mid-turn does. */
   busyInputMode: BusyInputMode,

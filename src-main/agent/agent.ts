@@ -86,8 +86,8 @@ export class Agent implements LoopHost {
     this.gatewaySessionKey = opts.gatewaySessionKey ?? ''
     this.defaultSource = opts.source ?? 'desktop'
     this.platform = opts.platform ?? 'desktop'
-    this.maxIterations =
-      Number.isFinite(opts.maxIterations) && opts.maxIterations >= 1 ? Math.floor(opts.maxIterations) : 1
+    // As upstream's loop: calls go on while their count is below the budget (12.5: 13 calls; Infinity: no limit).
+    this.maxIterations = opts.maxIterations > 0 ? opts.maxIterations : 1
     this.reasoningConfig = opts.reasoningConfig ?? null
     this.compressionConfig = resolveCompression(opts.compression)
     this.inactivityTimeoutMs =

@@ -421,3 +421,119 @@ describe('a body that is not JSON', () => {
     }
   })
 })
+
+describe('which session each request runs in (test/fixtures/upstream/api-session-choice)', () => {
+  type Step = {
+    name: string
+    path: string
+    headers: Record<string, string>
+    body: Record<string, unknown>
+    status: number
+    session?: string
+    error?: string
+  }
+  const choice = JSON.parse(
+    readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/api-session-choice/cases.json'), 'utf8')
+  ) as { givenSession: string; steps: Step[] }
+  // Deliberate difference: the same first chat message sent again with no history (a chat UI's Regenerate of it) runs
+  // in a branch of that conversation's session here (conversation.ts), never as a second answer appended to it.
+  const BRANCHES = new Set(['chat_again', 'chat_stream'])
+
+  it('matches upstream: a new session per unchained Response or run, a chain stays in its own', async () => {
+    const UPSTREAM_REPLY = 'Hello from the agent.'
+    const respIds = new Map<string, string>()
+    const sids = new Map<string, string>()
+    const replies = new Map<string, string>()
+    const firstOf = new Map<string, string>()
+    const [wanted, answered] = [[] as string[], [] as string[]]
+    const fill = (v: unknown, reply: string): unknown =>
+      typeof v === 'string'
+        ? v
+            .replace(/<resp:(\w+)>/, (_, n: string) => respIds.get(n)!)
+            .replace(/<sid:(\w+)>/, (_, n: string) => sids.get(n)!)
+            .replace(UPSTREAM_REPLY, reply)
+        : Array.isArray(v)
+          ? v.map((x) => fill(x, reply))
+          : v && typeof v === 'object'
+            ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x, reply)]))
+            : v
+    for (const step of choice.steps) {
+      const chat = step.path === '/v1/chat/completions'
+      const body = fill(step.body, replies.get(chat ? 'chat_first' : 'responses_fresh') ?? '') as never
+      const headers = fill(step.headers, '') as Record<string, string>
+      let status: number
+      let sid: string | undefined
+      let error: string | undefined
+      if (step.path === '/v1/responses') {
+        const sent = await client.responses
+          .create(body, { headers })
+          .withResponse()
+          .catch((e: InstanceType<typeof OpenAI.APIError>) => e)
+        if (sent instanceof OpenAI.APIError) {
+          ;[status, error] = [sent.status!, (sent.error as { message: string }).message]
+        } else {
+          status = sent.response.status
+          sid = sent.response.headers.get('x-hermes-session-id')!
+          const data = sent.data as unknown
+          // a streamed Response: its events, the last one holding the finished response
+          const done = (data as { id?: string }).id
+            ? (data as OpenAI.Responses.Response)
+            : await (async () => {
+                let last: OpenAI.Responses.Response | undefined
+                for await (const e of data as AsyncIterable<OpenAI.Responses.ResponseStreamEvent>)
+                  if (e.type === 'response.completed') last = e.response
+                return last!
+              })()
+          respIds.set(step.name, done.id)
+          replies.set(step.name, done.output_text)
+        }
+      } else if (chat) {
+        const sent = await client.chat.completions.create(body, { headers }).withResponse()
+        status = sent.response.status
+        sid = sent.response.headers.get('x-hermes-session-id')!
+        const data = sent.data as unknown
+        let text = ''
+        if ((data as { choices?: unknown }).choices)
+          text = (data as OpenAI.Chat.ChatCompletion).choices[0]!.message.content!
+        else
+          for await (const c of data as AsyncIterable<OpenAI.Chat.ChatCompletionChunk>)
+            text += c.choices[0]?.delta.content ?? ''
+        replies.set(step.name, text)
+      } else {
+        const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }
+        const r = await fetch(`${server.url}${step.path}`, {
+          method: 'POST',
+          headers: { ...auth, ...headers },
+          body: JSON.stringify(body)
+        })
+        status = r.status
+        const { run_id } = (await r.json()) as { run_id: string }
+        await (await fetch(`${server.url}/v1/runs/${run_id}/events`, { headers: auth })).text()
+        sid = (
+          (await (await fetch(`${server.url}/v1/runs/${run_id}`, { headers: auth })).json()) as { session_id: string }
+        ).session_id
+      }
+      const got: Partial<Step> = { status }
+      if (error) got.error = error.replace(/resp_\w+/, '<id:resp>')
+      if (sid) {
+        sids.set(step.name, sid)
+        // a new session of upstream's has no parent: a branch of another session is no new conversation
+        const parent = host.stores.get('default').getSession(sid)?.parentSessionId
+        got.session = firstOf.has(sid)
+          ? `same as ${firstOf.get(sid)}`
+          : parent
+            ? `a branch of ${firstOf.get(parent)}`
+            : 'new'
+        if (!firstOf.has(sid)) firstOf.set(sid, step.name)
+      }
+      const want = { status: step.status, session: step.session, error: step.error }
+      // upstream's "same as chat_first" is, here, a new session branched from it
+      const branch = BRANCHES.has(step.name) && want.session === 'same as chat_first'
+      wanted.push(`${step.name}: ${JSON.stringify(branch ? { ...want, session: 'a branch of chat_first' } : want)}`)
+      answered.push(`${step.name}: ${JSON.stringify({ status: got.status, session: got.session, error: got.error })}`)
+    }
+    expect(answered).toEqual(wanted)
+    // the id a client named in X-Hermes-Session-Id or a run's session_id is the session itself, as upstream's
+    expect(sids.get('chat_session_header_given')).toBe(choice.givenSession)
+  })
+})

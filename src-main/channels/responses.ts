@@ -3,6 +3,7 @@
  * name, upstream's) chaining onto the session the earlier response was recorded in, `GET|DELETE /v1/responses/{id}`.
  * Responses are kept on disk in Caduceus's folder of the profile (response-store.ts); their sessions stay in state.db.
  */
+import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
 import { aiSdkClient, fingerprint, header, joinInstructions, splitConversation, parseBody } from './chat-completions'
@@ -14,7 +15,6 @@ import {
   newId,
   requestFlag,
   responseUsageOf,
-  sessionHeader,
   type ApiContext
 } from './context'
 import type { ChannelTurnResult, TurnHandle } from './gateway-face'
@@ -103,7 +103,6 @@ export async function createResponse(
         'response_not_found'
       )
   }
-  const sessionId = prev?.sessionId ?? sessionHeader(req.headers['x-hermes-session-id'])
   // A chained request without instructions keeps the ones its chain was given (upstream carries them forward).
   const callerInstructions = body.instructions ?? carriedInstructions(prev)
   const conv = splitConversation([...given, ...inputMessages(body.input, prev?.body)], 'input')
@@ -114,6 +113,10 @@ export async function createResponse(
   // turns): answered the same and recorded on the conversation it quotes, as on chat completions (task-request.ts).
   // A chained request or one given its history is a conversation's own turn.
   const task = prev || given.length || conv.continued || conv.parts ? null : taskRequest(conv.history, conv.text)
+  // Upstream's session for a response: the chain's (previous_response_id, or a named conversation's latest), else a
+  // new one for every request — identical inputs included, its X-Hermes-Session-Id header unread
+  // (test/fixtures/upstream/api-session-choice). A chat UI's task is the exception: runApiTurn files it (task-request.ts).
+  const sessionId = prev?.sessionId ?? (task ? undefined : randomUUID())
   const id = newId('resp_')
   const itemId = newId('msg_')
   const createdAt = Math.floor(Date.now() / 1000)

@@ -15,7 +15,6 @@ import {
   memoryKeyHeader,
   newId,
   responseUsageOf,
-  sessionHeader,
   sessionIdOf,
   type ApiContext
 } from './context'
@@ -72,11 +71,13 @@ export class RunRegistry {
     return r
   }
 
+  /** `sessionId` null: the run's own session, named by its id (upstream's). */
   create(sessionId: string | null, model: string): Run {
+    const id = newId('run_')
     const run: Run = {
-      id: newId('run_'),
+      id,
       status: 'queued',
-      sessionId,
+      sessionId: sessionId ?? id,
       model,
       lastEvent: null,
       updatedAt: Date.now() / 1000,
@@ -149,7 +150,8 @@ export async function submitRun(
   // An explicit history comes before the input and takes the place of a previous_response_id chain (upstream's order).
   const given = explicitHistory(raw.conversation_history)
   // Upstream's order: the body's session_id, then the session of previous_response_id (an unknown one is ignored, as
-  // upstream ignores it); then this server's X-Hermes-Session-Id. A chained run without instructions keeps its chain's.
+  // upstream ignores it), else a session of the run's own named by its id — never X-Hermes-Session-Id, which upstream's
+  // runs do not read (test/fixtures/upstream/api-session-choice). A chained run without instructions keeps its chain's.
   const previous = body.previous_response_id && !given.length ? storedResponse(body.previous_response_id) : undefined
   // Items read as /v1/responses reads them: a function_call_output answering the chained response's call is the turn.
   const conv = splitConversation([...given, ...inputMessages(body.input, previous?.body)], 'input')
@@ -157,11 +159,7 @@ export async function submitRun(
   const instructions = joinInstructions([callerInstructions, conv.instructions])
   const idSystem = [callerInstructions, conv.idSystem].filter((x): x is string => Boolean(x)).join('\n') || null
   // The body's id is already text (no header decoding), checked by the same rule as the header's.
-  const sessionId =
-    (body.session_id ? sessionIdOf(body.session_id) : undefined) ??
-    previous?.sessionId ??
-    sessionHeader(req.headers['x-hermes-session-id']) ??
-    null
+  const sessionId = (body.session_id ? sessionIdOf(body.session_id) : undefined) ?? previous?.sessionId ?? null
   const release = ctx.limiter.admit()
   const run = runs.create(sessionId, body.model || ctx.modelName)
   sendJson(res, 202, { run_id: run.id, status: 'started' }, { ...cors, ...memoryKeyEcho(memoryKey) })

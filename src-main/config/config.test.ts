@@ -106,7 +106,7 @@ describe('loadConfig', () => {
 describe('typed accessors', () => {
   it('upstream defaults when absent', () => {
     expect(compressionSettings({})).toEqual({ enabled: true, threshold: 0.5, targetRatio: 0.2, protectLastN: 20 })
-    expect(agentSettings({})).toEqual({ maxIterations: 90, disabledToolsets: [], reasoningEffort: null })
+    expect(agentSettings({}, {})).toMatchObject({ maxIterations: 90, disabledToolsets: [], reasoningEffort: null })
   })
 
   it('reads values and tolerates wrong types', () => {
@@ -116,7 +116,7 @@ model: {default: gpt-5, provider: openai, base_url: "http://x/v1", api_mode: cha
 compression: {enabled: false, threshold: 0.7, target_ratio: 0.3, protect_last_n: 5}
 delegation: {max_retained: 2, retained_ttl_hours: 1, max_concurrent_children: 4, max_spawn_depth: 0, max_iterations: 7}
 memory: {provider: honcho}
-agent: {max_iterations: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
+agent: {max_turns: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
 `)
     ).raw
     expect(modelSettings(raw)).toMatchObject({
@@ -127,7 +127,13 @@ agent: {max_iterations: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
       maxTokens: 50
     })
     expect(compressionSettings(raw)).toEqual({ enabled: false, threshold: 0.7, targetRatio: 0.3, protectLastN: 5 })
-    expect(agentSettings(raw)).toEqual({ maxIterations: 12, disabledToolsets: ['web'], reasoningEffort: 'high' })
+    expect(agentSettings(raw, {})).toMatchObject({
+      maxIterations: 12,
+      disabledToolsets: ['web'],
+      reasoningEffort: 'high'
+    })
+    // upstream never reads agent.max_iterations (only delegation's): it is not a spelling of the budget
+    expect(agentSettings({ agent: { max_iterations: 12 } }, {}).maxIterations).toBe(90)
     expect(agentSettings({ agent: { reasoning_effort: 'ludicrous' } }).reasoningEffort).toBeNull()
     expect(compressionSettings({ compression: 'broken' })).toEqual(compressionSettings({}))
     expect(compressionSettings({ compression: { threshold: 'high' } }).threshold).toBe(0.5)
@@ -395,5 +401,63 @@ describe('a base URL with a password', () => {
     expect(resolveRuntime(h, { vault: envVault }).baseUrl).toContain('Qv7%2Fr9Tk4Wm')
     // No shape around it: only the remembered value masks it.
     expect(redact('echoed Qv7%2Fr9Tk4Wm and Qv7/r9Tk4Wm back')).toBe('echoed *** and *** back')
+  })
+})
+
+/** Upstream's chat and gateway reading the turn budget (scripts/golden/max_turns.py, its own readers). */
+describe('the turn budget (agent.max_turns), as upstream reads it', () => {
+  type Value = number | 'inf' | 'nan' | { type: string; repr: string }
+  const golden = JSON.parse(
+    readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/max-turns/cases.json'), 'utf8')
+  ) as {
+    modelSection: string
+    cases: Array<{
+      name: string
+      config: string
+      env: string | null
+      dotenv: string | null
+      chat: Value
+      gateway: number
+    }>
+  }
+  // Upstream would fail the turn (a value no number) or run no model call (NaN, zero, a negative): 90 here, said.
+  const usable = (v: Value) => (v === 'inf' ? Infinity : typeof v === 'number' && v > 0 ? v : null)
+
+  it.each(golden.cases.map((c) => [c.name, c] as const))('%s', (_, c) => {
+    const h = home(golden.modelSection + c.config, c.dotenv ?? undefined)
+    // the profile's .env over the process's, as upstream loads it
+    const env = {
+      ...(c.env === null ? {} : { HERMES_MAX_ITERATIONS: c.env }),
+      ...(c.dotenv ? { HERMES_MAX_ITERATIONS: '44' } : {})
+    }
+    const { budgets } = agentSettings(loadConfig(h).raw, env)
+    for (const [reader, theirs] of [
+      ['chat', c.chat],
+      ['gateway', c.gateway]
+    ] as const) {
+      const n = usable(theirs)
+      if (n !== null) expect(budgets[reader].max, reader).toBe(n)
+      else {
+        expect(budgets[reader].max, reader).toBe(90)
+        expect(budgets[reader].warning, reader).toMatch(/which is no number of model calls above 0|reads only as/)
+      }
+    }
+    // cron is the chat's reading without the variable
+    expect(budgets.cron.max).toBe(agentSettings(loadConfig(h).raw, {}).budgets.chat.max)
+  })
+
+  it('names the value it left out', () => {
+    const b = agentSettings(loadConfig(home('agent:\n  max_turns: lots\n')).raw, {
+      HERMES_MAX_ITERATIONS: 'many'
+    }).budgets
+    expect(b.chat.warning).toBe(
+      'config.yaml agent.max_turns is "lots", which is no number of model calls above 0, so a turn may make 90 model calls.'
+    )
+    expect(b.gateway.warning).toBe(
+      'config.yaml agent.max_turns is "lots", which the API server (as upstream\'s) reads only as a whole number, so a turn may make 90 model calls.'
+    )
+    expect(agentSettings({}, { HERMES_MAX_ITERATIONS: 'many' }).budgets.gateway.warning).toBe(
+      'HERMES_MAX_ITERATIONS=many is no whole number, so a turn may make 90 model calls.'
+    )
   })
 })

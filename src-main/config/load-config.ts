@@ -101,7 +101,10 @@ export function loadConfig(home: string): LoadedConfig {
   const loaded: LoadedConfig = {
     ...entry.parsed,
     envValues: entry.refs.filter((name) => Object.hasOwn(dotenv, name)).map((name) => dotenv[name]!),
-    raw: keepLiteral(expandEnvRefs(entry.parsed.raw, lookup) as RawConfig, entry.parsed.raw)
+    raw: withTurnsAsWritten(
+      keepLiteral(expandEnvRefs(entry.parsed.raw, lookup) as RawConfig, entry.parsed.raw),
+      maxTurnsAsWritten(entry.parsed.raw)
+    )
   }
   entry.expanded = { env, loaded }
   return loaded
@@ -195,5 +198,50 @@ function readConfig(path: string): LoadedConfig {
       }
     }
   }
-  return { path, raw: normaliseLegacyKeys(value), exists: true, error: null }
+  return {
+    path,
+    raw: withTurnsAsWritten(normaliseLegacyKeys(value), turnsAsWritten(value, doc)),
+    exists: true,
+    error: null
+  }
+}
+
+/**
+ * `max_turns` as the file spells it, before upstream's load_config moves a root-level one into `agent` (readers differ
+ * on both: turn-budget.ts). `float`: the number was written as a float (`12.0`), which Python's str() keeps.
+ */
+export interface TurnsAsWritten {
+  agent: { value: unknown; float: boolean } | null
+  root: { value: unknown } | null
+}
+const TURNS = Symbol('max_turns as written')
+
+function turnsAsWritten(value: Record<string, unknown>, doc: ReturnType<typeof parsePyYaml>): TurnsAsWritten {
+  const section = isPlainObject(value.agent) ? value.agent : {}
+  const node = doc.getIn(['agent', 'max_turns'], true) as { source?: unknown } | undefined
+  const src = typeof node?.source === 'string' ? node.source.trim() : ''
+  const agent = section.max_turns
+  return {
+    agent: !Object.hasOwn(section, 'max_turns')
+      ? null
+      : { value: agent, float: typeof agent === 'number' && !/^[-+]?0x/i.test(src) && /[.e]|inf|nan/i.test(src) },
+    root: Object.hasOwn(value, 'max_turns') ? { value: value.max_turns } : null
+  }
+}
+
+/** Keeps what the file said beside the parsed mapping, out of sight of anything that walks its keys. */
+function withTurnsAsWritten(raw: RawConfig, turns: TurnsAsWritten | undefined): RawConfig {
+  if (turns) Object.defineProperty(raw, TURNS, { value: turns, enumerable: false })
+  return raw
+}
+
+/** `max_turns` as the profile's config.yaml spells it (a mapping built in memory: as it stands). */
+export function maxTurnsAsWritten(raw: RawConfig): TurnsAsWritten {
+  const kept = (raw as { [TURNS]?: TurnsAsWritten })[TURNS]
+  if (kept) return kept
+  const section = isPlainObject(raw.agent) ? raw.agent : {}
+  return {
+    agent: Object.hasOwn(section, 'max_turns') ? { value: section.max_turns, float: false } : null,
+    root: Object.hasOwn(raw, 'max_turns') ? { value: raw.max_turns } : null
+  }
 }

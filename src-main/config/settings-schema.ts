@@ -4,9 +4,7 @@
  */
 import type { BusyInputMode } from '@shared/contract'
 import { isPlainObject, type RawConfig } from './load-config'
-
-/** Upstream DEFAULT_MAX_ITERATIONS (the agent's tool-loop budget). */
-export const DEFAULT_MAX_ITERATIONS = 90
+import { turnBudgets } from './turn-budget'
 
 export const DEFAULT_COMPRESSION = { enabled: true, threshold: 0.5, targetRatio: 0.2, protectLastN: 20 } as const
 
@@ -83,15 +81,21 @@ export type CompressionSettings = ReturnType<typeof compressionSettings>
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const
 export type ReasoningEffort = (typeof EFFORTS)[number]
 
-export function agentSettings(raw: RawConfig) {
+/**
+ * `env`: where `HERMES_MAX_ITERATIONS` is read (the profile's `.env` over the process's, as upstream loads them).
+ * `maxIterations` is the Session page's budget (`budgets.chat`); Infinity for none.
+ */
+export function agentSettings(raw: RawConfig, env: Readonly<Record<string, string | undefined>> = process.env) {
   const s = readSection(raw, 'agent')
   const disabled = Array.isArray(s.disabled_toolsets)
     ? s.disabled_toolsets.filter((t): t is string => typeof t === 'string')
     : []
   const effort = typeof s.reasoning_effort === 'string' ? s.reasoning_effort.trim().toLowerCase() : ''
+  const budgets = turnBudgets(raw, env)
   return {
-    // Upstream spells the budget `max_turns` in older configs.
-    maxIterations: int(s.max_iterations, int(s.max_turns, DEFAULT_MAX_ITERATIONS, 1), 1),
+    maxIterations: budgets.chat.max,
+    /** Each upstream program's reading of the budget (turn-budget.ts), with a warning where a value was left out. */
+    budgets,
     disabledToolsets: disabled,
     /** Set per turn on a cached agent (never part of the cache signature). */
     reasoningEffort: (EFFORTS as readonly string[]).includes(effort) ? (effort as ReasoningEffort) : null

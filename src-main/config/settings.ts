@@ -39,7 +39,10 @@ export function readSettings(home: string, opts: SettingsOptions): ProfileSettin
     apiMode: rt.apiMode,
     apiKeySet: keySet,
     apiKeyStorage: !keySet ? 'none' : rt.apiKeyFrom === 'config' ? 'config' : inVault ? 'safe_storage' : 'env_file',
-    maxIterations: agentSettings(raw).maxIterations,
+    // the Session page's budget; null: no limit (`.inf`, or more calls than a number here can count)
+    maxIterations: ((n) => (n <= Number.MAX_SAFE_INTEGER ? n : null))(
+      agentSettings(raw, { ...process.env, ...secretsFor(home, vault) }).maxIterations
+    ),
     compressionThreshold: compressionSettings(raw).threshold,
     busyInputMode: busyInputMode(raw),
     demo: isDemoConfig(raw) || rt.provider === 'demo',

@@ -58,7 +58,7 @@ describe('TurnConfigResolver', () => {
     expect(a.signature).toBe(fresh(dir))
     expect(r.resolve('default', dir).signature).toBe(a.signature)
     expect(a).toMatchObject({
-      maxIterations: 7,
+      budgets: { chat: { max: 7 }, gateway: { max: 7 } },
       reasoningConfig: { enabled: true, effort: 'low' },
       secrets: { OPENAI_API_KEY: 'sk-aaaa-0001' }
     })

@@ -13,6 +13,22 @@ import type { ReasoningSetting } from './gateway-types'
 import { agentConfigSignature } from './signature'
 import { stableJson } from './stable-json'
 
+/** Each upstream program's turn budget (config/turn-budget.ts). */
+type TurnBudgets = ReturnType<typeof agentSettings>['budgets']
+
+/**
+ * The budget a turn on this channel gets: the API server reads it as upstream's gateway does, cron as its scheduler,
+ * the Session page and one-shot runs as its interactive chat (upstream's `-z` passes none and always gets 90; here a
+ * one-shot run keeps the profile's setting, as a chat turn does).
+ */
+export function budgetFor(budgets: TurnBudgets, source: string): TurnBudgets['chat'] {
+  return source === 'api_server' || source === 'tool'
+    ? budgets.gateway
+    : source === 'cron'
+      ? budgets.cron
+      : budgets.chat
+}
+
 export interface TurnConfig {
   /** A fresh copy per call (callers may keep it, e.g. as a release scope). */
   secrets: Record<string, string>
@@ -20,7 +36,8 @@ export interface TurnConfig {
   runtime: ResolvedRuntime
   config: RawConfig
   signature: string
-  maxIterations: number
+  /** The turn budget each channel reads (config/turn-budget.ts): pick with `budgetFor`. */
+  budgets: TurnBudgets
   reasoningConfig: ReasoningSetting | null
   /** The `memory.*` inputs of the signature (provider, where it comes from, its own identity): a rebuild's "why". */
   memoryInputs: Record<string, unknown>
@@ -40,7 +57,7 @@ interface FileDerived {
   runtime: ResolvedRuntime
   config: RawConfig
   staticKeys: Record<string, unknown>
-  maxIterations: number
+  budgets: TurnBudgets
   reasoningConfig: ReasoningSetting | null
   /** Last dynamic inputs and the signature (and memory inputs) they produced. */
   dynamicKey: string | null
@@ -115,7 +132,7 @@ export class TurnConfigResolver {
       runtime: f.runtime,
       config: f.config,
       signature: f.signature,
-      maxIterations: f.maxIterations,
+      budgets: f.budgets,
       reasoningConfig: f.reasoningConfig ? { ...f.reasoningConfig } : null,
       memoryInputs: f.memoryInputs
     }
@@ -130,14 +147,15 @@ export class TurnConfigResolver {
     const secrets = Object.freeze(vaultSecrets ?? secretsFor(home, vault))
     const runtime = resolveRuntime(home, { vault, secrets: { ...secrets } })
     const config = loadConfig(home).raw
-    const { maxIterations, reasoningEffort } = agentSettings(config)
+    // HERMES_MAX_ITERATIONS from the profile's .env over the process's, as upstream loads them
+    const { budgets, reasoningEffort } = agentSettings(config, { ...process.env, ...secrets })
     return {
       stamp,
       secrets,
       runtime,
       config,
       staticKeys: staticCacheBustingConfig(config),
-      maxIterations,
+      budgets,
       reasoningConfig: reasoningEffort ? { enabled: reasoningEffort !== 'none', effort: reasoningEffort } : null,
       dynamicKey: null,
       signature: '',

@@ -38,7 +38,7 @@ import { silentLogger, type Logger } from '@shared/contract/log'
 import { parseSessionKey, sessionKeyFor } from './session-key'
 import { newDeskSessionId } from './session-id'
 import { storeProbe } from './store-probe'
-import { TurnConfigResolver } from './turn-config'
+import { budgetFor, TurnConfigResolver } from './turn-config'
 import { withTurnOverrides } from './signature'
 import { ZERO_TOKENS } from '@shared/contract/tokens'
 import { memoryRebuildReason } from './rebuild-reason'
@@ -738,7 +738,9 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       const home = this.homeFor(profile)
       await this.opts.memoryIdentity?.prepare?.(profile, home)
       const resolved = this.turnConfig.resolve(profile, home)
-      const { secrets, config, maxIterations, reasoningConfig } = resolved
+      const { secrets, config, reasoningConfig } = resolved
+      const budget = budgetFor(resolved.budgets, channel.source)
+      const maxIterations = budget.max
       const ephemeralPrompt = opts.ephemeralPrompt?.trim() ?? ''
       const override = { provider: opts.provider?.trim() || null, baseUrl: opts.baseUrl?.trim() || null }
       const overridden = Boolean(override.provider || override.baseUrl)
@@ -825,6 +827,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         })
         unowned = null
         this.cache.noteTurn(key)
+        // a budget value left out is said once, on the new agent's first turn, with its other warnings
+        if (budget.warning) agent.startupNotices?.push(budget.warning)
       }
       // A queued message leaves the queue as its turn starts; Stop took it out while its agent was being prepared.
       if (opts.turnId !== undefined && !this.queued.delete(opts.turnId)) throw CANCELLED

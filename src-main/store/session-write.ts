@@ -12,7 +12,7 @@ import { invalid } from './errors'
 import { writeTitle } from './titles'
 import { nowSeconds } from './util'
 import { parseJsonOr } from '@shared/contract/errors'
-import { pyJson } from '@shared/contract/py-text'
+import { parsePyJson, pyJson } from '@shared/contract/py-text'
 
 const RESET_END_REASONS = new Set([
   'session_reset',
@@ -131,8 +131,8 @@ export function upsertSession(
         ? incoming.model_config
         : mc && mc.length === 1 && mc[0] === '_reset_from' && incoming.model_config
           ? pyJson({
-              ...JSON.parse(incoming.model_config as string),
-              ...JSON.parse(existing.model_config as string)
+              ...(parsePyJson(incoming.model_config as string) as object),
+              ...(parsePyJson(existing.model_config as string) as object)
             })
           : existing.model_config
   }

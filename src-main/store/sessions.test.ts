@@ -194,6 +194,23 @@ describe('lineage (§1.7)', () => {
     expect(store.getLineageRoot('nope')).toBeNull()
   })
 
+  it('a marker beside an unlimited budget (max_turns: .inf, written as upstream writes it: Infinity) still counts', async () => {
+    await store.createSession('A', 'cli')
+    await store.endSession('A', 'compression')
+    await store.createSession('wide', 'cli', {
+      parentSessionId: 'A',
+      modelConfig: { max_iterations: Infinity, _branched_from: 'A' }
+    })
+    expect(store.getSession('wide')?.modelConfig).toBe('{"max_iterations": Infinity, "_branched_from": "A"}')
+    expect(store.getLineageRoot('wide')).toBeNull()
+    await store.createSession('wide-delegate', 'delegate', {
+      parentSessionId: 'A',
+      modelConfig: { max_iterations: Infinity, _delegate_from: 'A' }
+    })
+    // the SQL side reads the marker too: deleting the parent takes its subagent run with it, as upstream's does
+    expect((await store.deleteSession('A')).deletedIds.sort()).toEqual(['A', 'wide-delegate'])
+  })
+
   it('multi-hop chains resolve to the live tip; chain is root-first and cycle-safe', async () => {
     await seedLineage()
     await store.endSession('B', 'compression')

@@ -15,9 +15,10 @@ function perAlias(build: (a: string) => string): (a: string) => string {
  * SQL fragments for lineage markers. CASE guards json_extract: malformed upstream JSON must not abort a query. The
  * key's name is looked for first (instr: a scan, no parse), so the list and search filters, which read markers on
  * every session, parse only the rows that carry one (a writer that escaped a key's letters would go unseen; none does).
+ * Valid as JSON5 (flag 2): upstream's json.dumps writes an unlimited budget as a bare `Infinity`, which RFC JSON lacks.
  */
 export const marker = (alias: string, key: '_branched_from' | '_delegate_from' | '_reset_from') =>
-  `(CASE WHEN instr(${alias}.model_config, '"${key}"') AND json_valid(${alias}.model_config)
+  `(CASE WHEN instr(${alias}.model_config, '"${key}"') AND json_valid(${alias}.model_config, 2)
     THEN json_extract(${alias}.model_config, '$.${key}') END)`
 
 /**

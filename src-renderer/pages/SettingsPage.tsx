@@ -138,7 +138,8 @@ function SettingsForm({ s }: { s: ProfileSettings }) {
         </span>
       </Field>
       <div className="muted small">
-        Max iterations {s.maxIterations} · compression at {Math.round(s.compressionThreshold * 100)}% of context
+        Max iterations {s.maxIterations ?? 'unlimited'} · compression at {Math.round(s.compressionThreshold * 100)}% of
+        context
       </div>
       {fieldErrors._ && (
         <div className="err-text" role="alert">

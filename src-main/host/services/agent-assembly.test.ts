@@ -1,6 +1,11 @@
 // The toolset and runtime rules the host builds agents and children with.
-import { describe, expect, it } from 'vitest'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../../config'
 import { childToolsets, profileToolsets } from './agent-assembly'
+import { providerReadTimeout } from './provider-limits'
 
 describe('agent assembly rules', () => {
   // A child's own model: delegation-host.test.ts ("a follow-up rebuilds the retained child on the model…").
@@ -10,5 +15,69 @@ describe('agent assembly rules', () => {
     expect(parent).toEqual(['memory', 'delegation', 'terminal'])
     expect(childToolsets(parent, null)).toEqual(parent)
     expect(childToolsets(parent, ['terminal', 'browser'])).toEqual(['terminal'])
+  })
+})
+
+// Upstream's provider timeouts (test/fixtures/upstream/provider-timeouts, recorded by
+// scripts/golden/provider_timeouts.py from upstream's own readers) read from the same config.yaml and environment.
+const golden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../../test/fixtures/upstream/provider-timeouts/cases.json'), 'utf8')
+) as {
+  cases: Array<{
+    name: string
+    config: string
+    env: Record<string, string>
+    provider: string
+    model: string
+    baseUrl: string
+    configured: number | string | null
+    read: number | string
+  }>
+}
+const root = mkdtempSync(join(tmpdir(), 'cad-provider-timeouts-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+/** Upstream's seconds as the call's clock takes them: ms, 0 = none (infinity); NaN or ≤ 0 is what upstream cannot wait on. */
+const asMs = (s: number | string) => (s === 'inf' ? 0 : typeof s === 'number' && s > 0 ? Math.round(s * 1000) : null)
+
+describe('provider request timeouts, as upstream reads them', () => {
+  it.each(golden.cases.map((c) => [c.name, c] as const))('%s', (_, c) => {
+    const home = join(root, c.name)
+    mkdirSync(home)
+    writeFileSync(join(home, 'config.yaml'), c.config)
+    const got = providerReadTimeout(loadConfig(home).raw ?? {}, c, c.env)
+    const wait = got.configured ?? got.fromEnv
+    const upstream = asMs(c.read)
+    if (upstream !== null) {
+      expect(wait).toBe(upstream)
+      expect(got.configured !== undefined).toBe(c.configured !== null)
+    } else {
+      // NaN from config.yaml, or a zero / negative variable: every call would fail at once there; here the value is
+      // left out with a warning and the default stands (1800 s for this local endpoint, upstream's own default).
+      expect(wait).toBe(c.configured === 'nan' ? 120_000 : 1_800_000)
+      expect(got.warnings.join('\n')).toMatch(/is not a number of seconds above 0/)
+    }
+  })
+
+  it('says which value it left out and why', () => {
+    const home = join(root, 'warned')
+    mkdirSync(home)
+    writeFileSync(
+      join(home, 'config.yaml'),
+      'providers:\n  custom:\n    request_timeout_seconds: soon\n    models:\n      m:\n        timeout_seconds: -2\n'
+    )
+    const got = providerReadTimeout(
+      loadConfig(home).raw ?? {},
+      { provider: 'custom', model: 'm', baseUrl: 'http://127.0.0.1:9/v1' },
+      { HERMES_API_TIMEOUT: 'slow' }
+    )
+    expect(got).toEqual({
+      fromEnv: 1_800_000,
+      warnings: [
+        'config.yaml providers.custom.models.m.timeout_seconds: -2 is not a number of seconds above 0, so it is not used.',
+        'config.yaml providers.custom.request_timeout_seconds: "soon" is not a number of seconds above 0, so it is not used.',
+        'HERMES_API_TIMEOUT=slow is not a number of seconds above 0, so 1800 s is used.'
+      ]
+    })
   })
 })

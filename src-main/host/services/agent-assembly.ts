@@ -8,7 +8,7 @@
  */
 import { createAgent, resolveCompression, ToolRegistry, type Agent, type ToolDefinition } from '../../agent'
 import { agentSettings, isPlainObject, type RawConfig, type ResolvedRuntime } from '../../config'
-import { providerLimitSettings } from './provider-limits'
+import { providerLimitSettings, providerReadTimeout } from './provider-limits'
 import { createDelegateTool, LEAF_DENIED_TOOLS, type DelegateDeps } from '../../delegation'
 import { buildMemoryManagerForAgent, memoryToolDefinitions, type MemoryActivityHub } from '../../memory'
 import type { SessionStore } from '../../store'
@@ -142,14 +142,22 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     add(createProcessTool({ registry: deps.processes, conversationOf }))
   }
   const compression = isPlainObject(config.compression) ? config.compression : {}
+  const runtime = {
+    ...agentRuntime(input.runtime, input.model, providerLimitSettings(config)),
+    ...(input.baseUrlOverride ? { baseUrl: input.baseUrlOverride } : {})
+  }
+  // Upstream's provider timeouts (config.yaml providers.*, HERMES_API_TIMEOUT / HERMES_STREAM_READ_TIMEOUT): the
+  // config's beat provider_limits.inactivity_timeout, the environment's only stand where neither is set.
+  const timeout = providerReadTimeout(config, runtime, { ...process.env, ...input.secrets })
+  runtime.limits = {
+    ...runtime.limits,
+    inactivityMs: timeout.configured ?? runtime.limits?.inactivityMs ?? timeout.fromEnv
+  }
   const agent = createAgent({
     profile,
     sessionId: input.sessionId,
     store: input.store,
-    runtime: {
-      ...agentRuntime(input.runtime, input.model, providerLimitSettings(config)),
-      ...(input.baseUrlOverride ? { baseUrl: input.baseUrlOverride } : {})
-    },
+    runtime,
     tools,
     maxIterations: input.maxIterations,
     memory: memory?.manager ?? undefined,
@@ -171,6 +179,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     }),
     log: deps.log
   })
+  agent.startupNotices.push(...timeout.warnings)
   if (memory) agent.startupNotices.push(...deps.providers.settle(profile, memory).map((w) => w.text))
   return agent
 }
