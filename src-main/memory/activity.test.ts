@@ -145,7 +145,9 @@ describe('memory activity log', () => {
     for (let i = 1; i <= 100; i++) log.record({ ...base, latencyMs: i })
     log.record({ ...base, kind: 'error', name: 'prefetch', ok: false, summary: 'timed out after 8000 ms' })
     log.record({ ...base, kind: 'refusal', ok: false, summary: 'refused (foreign_scope)' })
-    log.record({ ...base, provider: 'builtin', kind: 'write' })
+    // a memory tool call and the write it made: one call (the write is counted as a write)
+    log.record({ ...base, provider: 'builtin', kind: 'tool_call', name: 'memory' })
+    log.record({ ...base, provider: 'builtin', kind: 'write', name: 'add:memory' })
     const health = log.health()
     for (const h of health) expect(ProviderHealth.parse(h)).toEqual(h)
     expect(health.find((h) => h.provider === 'ext')).toMatchObject({
@@ -158,6 +160,7 @@ describe('memory activity log', () => {
     })
     expect(health.find((h) => h.provider === 'builtin')).toMatchObject({
       calls: 1,
+      writes: 1,
       errors: 0,
       refusals: 0,
       lastError: null,
