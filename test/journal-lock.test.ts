@@ -71,6 +71,10 @@ describe('a rollback-journal home locked by another program', () => {
       expect(gaveUp).toEqual(['waiting', 'gave_up'])
       expect((short as Error).message).toContain('locked by another program')
       expect(list.ok && msgs.ok && costs.ok).toBe(true)
+      // the list of every profile is served without the locked one, and says why in plain words
+      expect((list as { output: { unavailable?: unknown[] } }).output.unavailable).toEqual([
+        { profile: 'default', reason: expect.stringContaining('locked by another program') }
+      ])
       expect(Date.now() - started).toBeGreaterThanOrEqual(500) // they really waited for the exclusive lock
       // The send waits the lock out too (its reads are retried), so the page may already hold it and the reply.
       const shown = (msgs as { output: { items: unknown[] } }).output.items.length
