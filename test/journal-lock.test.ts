@@ -52,6 +52,7 @@ describe('a rollback-journal home locked by another program', () => {
         call('sessions.list', { profile: 'all' }),
         call('sessions.messages', { profile: 'default', sessionId: SID }),
         call('costs.summary', { profile: 'default', days: 3650 }),
+        call('memory.health', { profile: 'default' }),
         call('sessions.resume', { profile: 'default', sessionId: SID, text: 'sent during the lock' })
       ])
       // the page is told while the lock is held, at the first refusal (the lock is released only further down)
@@ -67,7 +68,7 @@ describe('a rollback-journal home locked by another program', () => {
       ).catch((err: Error) => err)
       reader.close()
       await lock.phase('released')
-      const [list, msgs, costs, send] = await answers
+      const [list, msgs, costs, health, send] = await answers
       expect(gaveUp).toEqual(['waiting', 'gave_up'])
       expect((short as Error).message).toContain('locked by another program')
       expect(list.ok && msgs.ok && costs.ok).toBe(true)
@@ -96,6 +97,9 @@ describe('a rollback-journal home locked by another program', () => {
       // each read that waited said so, and that the lock went: none gave up
       const of = (request: string) => waits.filter((w) => w.request === request).map((w) => `${w.profile} ${w.state}`)
       expect(of('sessions.messages')).toEqual(['default waiting', 'default cleared'])
+      // the Memory page's health waits for the lock too: it answered "no providers have reported yet" at once
+      expect(health.ok).toBe(true)
+      expect(of('memory.health')).toEqual(['default waiting', 'default cleared'])
       expect(waits.filter((w) => w.state === 'gave_up')).toEqual([])
       await new Promise((r) => setTimeout(r, 300))
     } finally {
