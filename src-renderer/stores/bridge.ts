@@ -95,6 +95,7 @@ export async function resyncAfterReconnect(): Promise<void> {
  */
 export async function retryLockedReads(): Promise<void> {
   const t = useTranscript.getState()
-  await resyncAfterReconnect()
+  // first: the catch-up below would fill the empty window from its end, and leave the error standing over it
   if (t.profile && t.sessionId && t.error) await openTranscript(t.profile, t.sessionId, t.focusId)
+  await resyncAfterReconnect()
 }
