@@ -379,7 +379,8 @@ function cursorAfter(s: SessionSummary): string {
 /** The reason shown for a profile that cannot be served: the SQLite message, without paths or stacks. */
 export function problemOf(err: unknown): string {
   // SQLite's own words ("database is locked") left the reader guessing whose lock and for how long
-  if (isBusy(err)) return 'its state.db is locked by another program; it is left out until that program has finished'
+  if (isBusy(err))
+    return 'its state.db is locked by another program; shown without it, try again when that program has finished'
   const e = err as { reason?: unknown; message?: unknown }
   return String(typeof e?.reason === 'string' ? e.reason : (e?.message ?? err))
     .split('\n')[0]!
