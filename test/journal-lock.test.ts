@@ -13,6 +13,7 @@ import { SessionStore } from '../src-main/store'
 import { createTurnHost } from '../src-main/host/compose'
 import { TURN_CHANNELS } from '../src-main/gateway'
 import { createLogger } from '../src-main/host/log/log'
+import { withBusyRetry } from '../src-main/host/dispatch/busy-retry'
 import { holdJournalLock, lockOnSignal, makeDeleteJournalHome } from './fixtures/journal-lock'
 import { UPSTREAM_APPEND } from '../src-main/store/test-fixtures/spawn-writer'
 import { execFileSync } from 'node:child_process'
@@ -37,6 +38,8 @@ describe('a rollback-journal home locked by another program', () => {
     log.attach((r) => records.push(r))
     const host = await createHost({ home, headless: true, live: true, validateOutput: true, log })
     const call = (name: string, input: unknown) => host.dispatcher.invoke(name as never, input as never)
+    const waits: Array<{ profile: string; request: string; state: string }> = []
+    host.bus.subscribe((e) => void (e.event === 'store.lockChanged' && waits.push(e.payload as never)))
     try {
       expect((await call('sessions.list', { profile: 'default' })).ok).toBe(true) // opened before the lock
       const lock = holdJournalLock(join(home, 'state.db'), 1000, 1500)
@@ -45,14 +48,34 @@ describe('a rollback-journal home locked by another program', () => {
       expect(duringImmediate.ok).toBe(true)
       await lock.phase('exclusive')
       const started = Date.now()
-      const [list, msgs, costs, send] = await Promise.all([
+      const answers = Promise.all([
         call('sessions.list', { profile: 'all' }),
         call('sessions.messages', { profile: 'default', sessionId: SID }),
         call('costs.summary', { profile: 'default', days: 3650 }),
+        call('memory.health', { profile: 'default' }),
         call('sessions.resume', { profile: 'default', sessionId: SID, text: 'sent during the lock' })
       ])
+      // the page is told while the lock is held, at the first refusal (the lock is released only further down)
+      expect(waits[0]).toMatchObject({ profile: 'default', request: 'sessions.messages', state: 'waiting' })
+      // a read still locked when its budget runs out gives up, and says so
+      const gaveUp: string[] = []
+      const reader = new Database(join(home, 'state.db'), { readonly: true, timeout: 0 })
+      const short = await withBusyRetry(
+        'sessions.messages',
+        () => reader.prepare('SELECT count(*) FROM sessions').get(),
+        50,
+        (s) => gaveUp.push(s)
+      ).catch((err: Error) => err)
+      reader.close()
       await lock.phase('released')
+      const [list, msgs, costs, health, send] = await answers
+      expect(gaveUp).toEqual(['waiting', 'gave_up'])
+      expect((short as Error).message).toContain('locked by another program')
       expect(list.ok && msgs.ok && costs.ok).toBe(true)
+      // the list of every profile is served without the locked one, and says why in plain words
+      expect((list as { output: { unavailable?: unknown[] } }).output.unavailable).toEqual([
+        { profile: 'default', reason: expect.stringContaining('locked by another program') }
+      ])
       expect(Date.now() - started).toBeGreaterThanOrEqual(500) // they really waited for the exclusive lock
       // The send waits the lock out too (its reads are retried), so the page may already hold it and the reply.
       const shown = (msgs as { output: { items: unknown[] } }).output.items.length
@@ -71,6 +94,13 @@ describe('a rollback-journal home locked by another program', () => {
         after.close()
         expect(n.n).toBe(1)
       }
+      // each read that waited said so, and that the lock went: none gave up
+      const of = (request: string) => waits.filter((w) => w.request === request).map((w) => `${w.profile} ${w.state}`)
+      expect(of('sessions.messages')).toEqual(['default waiting', 'default cleared'])
+      // the Memory page's health waits for the lock too: it answered "no providers have reported yet" at once
+      expect(health.ok).toBe(true)
+      expect(of('memory.health')).toEqual(['default waiting', 'default cleared'])
+      expect(waits.filter((w) => w.state === 'gave_up')).toEqual([])
       await new Promise((r) => setTimeout(r, 300))
     } finally {
       await host.close()

@@ -1,6 +1,7 @@
 // A profile whose state.db cannot be read is named on the Costs and Subagents pages with the host's reason: totals
 // served without it are marked incomplete (never "complete"), and a view of that profile alone is an error, not an
 // empty page. The Sessions list and search name it too, and a profile read with a notice (a newer schema). The rail's "!" is profile-problems.spec.ts; the requests are test/home-robustness.test.ts.
+import { spawn } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { tmpdir } from 'node:os'
@@ -112,6 +113,59 @@ test('the Sessions list and search name an unreadable profile and a newer-schema
     await scanThemes(page, 'session-corrupt', found)
     expect(found).toEqual({})
   } finally {
+    await host.close()
+    rmSync(home, { recursive: true, force: true })
+  }
+})
+
+/**
+ * The golden v21 home in a rollback journal (config `database.journal_mode: delete`, as upstream falls back where WAL
+ * is unavailable): there another program's exclusive lock blocks readers too.
+ */
+function journalHome(): string {
+  const home = mkdtempSync(join(tmpdir(), 'cad-e2e-locked-'))
+  cpSync(join(process.cwd(), 'test/fixtures/upstream/v21-two-profiles'), home, { recursive: true })
+  const db = new Database(join(home, 'state.db'))
+  db.pragma('journal_mode = DELETE')
+  db.close()
+  writeFileSync(
+    join(home, 'config.yaml'),
+    'model:\n  default: demo-model\n  provider: demo\n  base_url: http://127.0.0.1:0/v1\ndatabase:\n  journal_mode: delete\n'
+  )
+  return home
+}
+
+test('a profile another program holds locked: the page says so while it waits, then loads by itself', async ({
+  page
+}) => {
+  const home = journalHome()
+  const host = await startHost({ home, demo: false })
+  // the system sqlite3 (upstream's SQLite) holding BEGIN EXCLUSIVE until it is told to commit
+  const holder = spawn('sqlite3', [join(home, 'state.db')], { stdio: ['pipe', 'pipe', 'inherit'] })
+  try {
+    const shell = new AppShell(page)
+    await shell.open(host.url, '#/sessions')
+    await expect(page.getByTestId('session-row').first()).toBeVisible()
+    const locked = new Promise<void>((ok) => holder.stdout.on('data', (d: Buffer) => d.includes('locked') && ok()))
+    holder.stdin.write("BEGIN EXCLUSIVE;\nSELECT 'locked';\n")
+    await locked
+
+    // opened from the app (no reload): its shell and the list were read before the lock
+    await page.evaluate(() => void (location.hash = '#/session/default/20260101_090000_aa01'))
+    // said at once, not after the host's 30 s retry
+    const banner = page.getByTestId('locked-banner')
+    await expect(banner).toContainText(
+      'The session database of profile default (state.db) is locked by another program'
+    )
+    await expect(banner).toContainText('loads by itself')
+    await expect(page.getByTestId('transcript-loading')).toBeVisible()
+
+    holder.stdin.write('COMMIT;\n')
+    await expect(page.getByTestId('transcript')).toContainText('My heater makes a clicking noise')
+    await expect(banner).toBeHidden()
+  } finally {
+    holder.stdin.end()
+    holder.kill()
     await host.close()
     rmSync(home, { recursive: true, force: true })
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ProfileName } from './common'
+import { ProfileName, ProfileScope } from './common'
 import { TurnDelta, TurnFinished, TurnQueued, TurnStarted } from './agent'
 import { MemoryEvent } from './memory'
 
@@ -48,6 +48,17 @@ export const events = {
    * session's usage and cost split, subagents, the Costs page — may read differently now.
    */
   'prices.changed': z.object({}),
+  /**
+   * A read of a profile's state.db met another program's lock (a rollback-journal home during its commit, VACUUM or
+   * `BEGIN EXCLUSIVE`): `waiting` at the first refusal (the host retries it on timers), then `cleared` when it was
+   * read after all, or `gave_up` when the lock outlasted the retry (the request failed as locked). `profile` is the
+   * one the request named, 'all' for a request over every profile.
+   */
+  'store.lockChanged': z.object({
+    profile: ProfileScope,
+    request: z.string(),
+    state: z.enum(['waiting', 'cleared', 'gave_up'])
+  }),
   /** Profiles appeared or disappeared. */
   'profiles.changed': z.object({ profiles: z.array(ProfileName) })
 } as const satisfies Record<string, z.ZodType>

@@ -1,5 +1,6 @@
 // Memory activity log: real SessionStores on state.db files in temp dirs, through the repository production uses.
 import { mkdtempSync } from 'node:fs'
+import { spawn } from 'node:child_process'
 import Database from 'better-sqlite3'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -140,12 +141,39 @@ describe('memory activity log', () => {
     store.close()
   })
 
+  it("a read that meets another program's lock is not answered with an empty log (the request waits for it)", async () => {
+    // a rollback-journal home: another program's exclusive lock blocks readers there
+    const path = join(mkdtempSync(join(tmpdir(), 'cad-memact-')), 'state.db')
+    const store = new SessionStore(path, { profile: 'alpha', journalMode: () => 'delete' })
+    const log = new MemoryActivityLog(store.memoryEventsRepo(), 'alpha')
+    log.record({ ...base })
+    log.flush()
+    expect(log.health().map((h) => h.provider)).toEqual(['ext'])
+    // the system sqlite3 (upstream's SQLite) holds BEGIN EXCLUSIVE until told to commit
+    const other = spawn('sqlite3', [path], { stdio: ['pipe', 'pipe', 'inherit'] })
+    const locked = new Promise<void>((ok) => other.stdout.on('data', (d: Buffer) => d.includes('locked') && ok()))
+    other.stdin.write("BEGIN EXCLUSIVE;\nSELECT 'locked';\n")
+    await locked
+    try {
+      // it answered "no providers have reported yet" and an empty feed, taken for the truth
+      expect(() => log.health()).toThrow(/locked/)
+      expect(() => log.listEvents({ profile: 'alpha' })).toThrow(/locked/)
+    } finally {
+      other.stdin.end('COMMIT;\n')
+      await new Promise((r) => other.on('exit', r))
+    }
+    expect(log.listEvents({ profile: 'alpha' })).toHaveLength(1)
+    store.close()
+  })
+
   it('health: calls, errors, refusals, last error and p95 latency per provider', () => {
     const log = new MemoryActivityLog(openStore().store.memoryEventsRepo(), 'alpha')
     for (let i = 1; i <= 100; i++) log.record({ ...base, latencyMs: i })
     log.record({ ...base, kind: 'error', name: 'prefetch', ok: false, summary: 'timed out after 8000 ms' })
     log.record({ ...base, kind: 'refusal', ok: false, summary: 'refused (foreign_scope)' })
-    log.record({ ...base, provider: 'builtin', kind: 'write' })
+    // a memory tool call and the write it made: one call (the write is counted as a write)
+    log.record({ ...base, provider: 'builtin', kind: 'tool_call', name: 'memory' })
+    log.record({ ...base, provider: 'builtin', kind: 'write', name: 'add:memory' })
     const health = log.health()
     for (const h of health) expect(ProviderHealth.parse(h)).toEqual(h)
     expect(health.find((h) => h.provider === 'ext')).toMatchObject({
@@ -158,6 +186,7 @@ describe('memory activity log', () => {
     })
     expect(health.find((h) => h.provider === 'builtin')).toMatchObject({
       calls: 1,
+      writes: 1,
       errors: 0,
       refusals: 0,
       lastError: null,

@@ -8,7 +8,7 @@ import type { MemoryActivityInput, MemoryActivitySink } from './activity-types'
 import { MANAGER_LOGGER, memoryLogger, type MemoryLogger, type MemoryLogSink } from './log'
 import { clip } from './manager-support'
 import { LAST_RESORT, type MemoryRedactor } from './redact'
-import type { SessionStore } from '../store'
+import { isBusy, type SessionStore } from '../store'
 import { rowToEvent } from './activity-schema'
 import { errorMessage } from '@shared/contract/errors'
 
@@ -155,14 +155,14 @@ export class MemoryActivityLog implements MemoryActivitySink {
     const q = MemoryEventQuery.parse(query)
     this.flush()
     if (q.profile !== 'all' && q.profile !== this.profile) return []
-    const rows = this.attempt('query', () => this.events.list(q)) ?? []
+    const rows = this.attempt('query', () => this.events.list(q), true) ?? []
     return rows.map((r) => rowToEvent(r, this.profile))
   }
 
   /** Per provider: calls, errors, refusals, last error, p95 latency over the retained window. */
   health(): ProviderHealth[] {
     this.flush()
-    const stats = this.attempt('health', () => this.events.providerStats()) ?? []
+    const stats = this.attempt('health', () => this.events.providerStats(), true) ?? []
     const rows = stats.map((s) => {
       const last = this.events.lastError(s.provider)
       const latencies = this.events.recentLatencies(s.provider).sort((a, b) => a - b)
@@ -203,10 +203,16 @@ export class MemoryActivityLog implements MemoryActivitySink {
     this.attempt('prune', () => this.events.prune(tx, this.retention))
   }
 
-  private attempt<T>(what: string, fn: () => T): T | undefined {
+  /**
+   * `fn`, its failure logged and answered with nothing. A read (`read`) that meets another program's lock throws
+   * instead: the Memory page's request then waits for the lock and says so, where an empty feed or "no providers
+   * have reported yet" told the user something false.
+   */
+  private attempt<T>(what: string, fn: () => T, read = false): T | undefined {
     try {
       return fn()
     } catch (err) {
+      if (read && isBusy(err)) throw err
       this.log.warn(`memory activity log (${this.profile}) ${what} failed: ${errorMessage(err)}`)
       return undefined
     }

@@ -90,6 +90,23 @@ export async function buildMemoryManagerForAgent(
     )
   let external: MemoryProvider | null = null
   let state: NonNullable<AgentMemory['external']>['state'] = 'failed'
+  // A load that went wrong before the manager met the provider is recorded here, once per build, as the manager
+  // records a failed or refused initialize: the host's 'provider' status line only says what became of it and is
+  // no error of its own (it counted each failed start twice on the Memory page).
+  const loadFailed = (summary: string) => {
+    try {
+      options.activity?.record({
+        provider: name,
+        kind: 'error',
+        name: 'load',
+        ok: false,
+        summary,
+        sessionId: options.sessionId || null
+      })
+    } catch {
+      // the activity log is a view: losing one entry must not fail the build
+    }
+  }
   if (name && name !== BUILTIN_PROVIDER_NAME) {
     try {
       // A plugin whose load never settles (a top-level await on a dead backend) must not hold the agent build.
@@ -100,12 +117,16 @@ export async function buildMemoryManagerForAgent(
       )
       if (loaded.timedOut) {
         log.error(`Memory provider '${name}' did not load within ${limit} ms`, { subject: `provider ${name}` })
+        loadFailed(`did not load within ${limit / 1000} s`)
         warn(
           `Memory provider '${name}' did not load within ${limit / 1000} s; continuing without it. Run \`caduceus logs errors\` for details.`
         )
       } else {
         external = loaded.value ?? null
-        if (!external) warn(`Memory provider '${name}' is not installed; continuing without it.`)
+        if (!external) {
+          warn(`Memory provider '${name}' is not installed; continuing without it.`)
+          loadFailed('not installed')
+        }
       }
     } catch (err) {
       // A ProviderLoadError carries a chat-safe text (no paths) and a detail for the log.
@@ -114,6 +135,7 @@ export async function buildMemoryManagerForAgent(
         `Memory provider '${name}' failed to load: ${typeof e?.detail === 'string' ? e.detail : errorText(err)}`,
         { subject: `provider ${name}` }
       )
+      loadFailed(typeof e?.userMessage === 'string' ? e.userMessage : 'failed to load')
       warn(
         typeof e?.userMessage === 'string'
           ? `${e.userMessage} Run \`caduceus logs errors\` for details.`
@@ -122,11 +144,13 @@ export async function buildMemoryManagerForAgent(
     }
     if (external && !safeAvailable(external)) {
       warn(`Memory provider '${name}' is unavailable${reason(external)}; continuing without it.`)
+      loadFailed(`unavailable${reason(external)}`)
       external = null
       state = 'unavailable'
     }
     if (external && !manager.addProvider(external)) {
       warn(`Memory provider '${name}' could not be registered; continuing without it.`)
+      loadFailed('could not be registered')
       external = null
     }
   }

@@ -6,7 +6,7 @@
  * without the store's writer, the log's own plain transaction (`ownWrite`).
  */
 import type Database from 'better-sqlite3'
-import { and, desc, eq, inArray, isNotNull, lt, notLike, or, sql, type SQL } from 'drizzle-orm'
+import { and, desc, eq, inArray, isNotNull, lt, notInArray, notLike, or, sql, type SQL } from 'drizzle-orm'
 import { getTableConfig } from 'drizzle-orm/sqlite-core'
 import { ormOf, sqliteOf, type SessionStore } from './session-store'
 import { cadMemoryEvents as t } from './schema'
@@ -72,7 +72,13 @@ function fieldsOn(db: Database.Database): typeof eventFields {
   return fields as typeof eventFields // each missing column replaced by its own declared default
 }
 
-const failed = or(eq(t.kind, 'error'), and(eq(t.ok, 0), sql`${t.kind} <> 'refusal'`))
+/**
+ * One failure, one error. A refusal has its own count; the host's 'provider' line (what became of a load) follows the
+ * build's own record of the failure (a failed or refused initialize, a load that threw: agent-build.ts), so it is
+ * neither an error again nor a call. A 'write' is what a tool call (counted) or a Memory-page edit changed.
+ */
+const failed = or(eq(t.kind, 'error'), and(eq(t.ok, 0), notInArray(t.kind, ['refusal', 'provider'])))
+const call = notInArray(t.kind, ['refusal', 'error', 'provider', 'write'])
 const sum = (cond: SQL | undefined) => sql<number>`SUM(CASE WHEN ${cond} THEN 1 ELSE 0 END)`
 
 /** `conn`/`orm` are read per call: a lazily opened profile's store swaps connections when its first write creates state.db. */
@@ -152,7 +158,7 @@ function repo(conn: () => Database.Database, orm: () => Orm) {
       return orm()
         .select({
           provider: t.provider,
-          calls: sum(sql`${t.kind} NOT IN ('refusal','error')`),
+          calls: sum(call),
           errors: sum(failed),
           refusals: sum(eq(t.kind, 'refusal')),
           syncs: sum(and(syncTurn, eq(t.kind, 'sync'), eq(t.ok, 1))),

@@ -15,6 +15,7 @@ import {
 } from '@shared/contract'
 import { isValidProfileName } from '../scope'
 import { SessionStore } from './session-store'
+import { isBusy } from './write-queue'
 import { compareSortValues, sortCursorAfter, type ListOptions, type SortValue } from './read-list'
 import type { SearchFilters } from './search'
 import { errorMessage, isNotFound, parseJsonOr } from '@shared/contract/errors'
@@ -184,8 +185,11 @@ export class StoreRegistry {
       if (only && !only(e.name)) continue
       try {
         const store = this.get(e.name)
+        // read before the store is taken: a notice that cannot be read (a lock) left the store in the list too, so
+        // the profile was named unreadable twice
+        const own = this.noticesOf(e, store)
         stores.push({ profile: e.name, store })
-        notices.push(...this.noticesOf(e, store))
+        notices.push(...own)
       } catch (err) {
         unavailable.push({ profile: e.name, reason: problemOf(err) })
       }
@@ -374,6 +378,9 @@ function cursorAfter(s: SessionSummary): string {
 
 /** The reason shown for a profile that cannot be served: the SQLite message, without paths or stacks. */
 export function problemOf(err: unknown): string {
+  // SQLite's own words ("database is locked") left the reader guessing whose lock and for how long
+  if (isBusy(err))
+    return 'its state.db is locked by another program; shown without it, try again when that program has finished'
   const e = err as { reason?: unknown; message?: unknown }
   return String(typeof e?.reason === 'string' ? e.reason : (e?.message ?? err))
     .split('\n')[0]!

@@ -24,14 +24,22 @@ class ReadBusyError extends CaduceusError {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
-/** Runs `fn` (which only reads, so it can run again from the start) until it answers without SQLITE_BUSY. */
-export async function readRetrying<T>(fn: () => T | Promise<T>, budgetMs = READ_RETRY_MS): Promise<T> {
+/**
+ * Runs `fn` (which only reads, so it can run again from the start) until it answers without SQLITE_BUSY.
+ * `onWait` is called once, at the first SQLITE_BUSY: the caller can say at once that it is waiting for a lock.
+ */
+export async function readRetrying<T>(
+  fn: () => T | Promise<T>,
+  budgetMs = READ_RETRY_MS,
+  onWait?: () => void
+): Promise<T> {
   const started = Date.now()
   for (let attempt = 0; ; attempt++) {
     try {
       return await fn()
     } catch (err) {
       if (!isBusy(err)) throw err
+      if (attempt === 0) onWait?.()
       const left = started + budgetMs - Date.now()
       if (left <= 0) throw new ReadBusyError(Date.now() - started)
       await sleep(Math.min(left, backoffMs(attempt)))

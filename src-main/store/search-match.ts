@@ -176,7 +176,8 @@ function idSet(n: Node, r: Reading, params: unknown[]): string {
   if (n.kind === 'term') {
     const s = r.src(n)
     if (s === 'short') {
-      params.push(n.text)
+      // the grams answer up to indexedTo only: rows a recheck has not reached yet (`before`) are read by their text
+      params.push(n.text, r.indexedTo ?? 0)
       let lookup = SHORT_LOOKUP
       if (r.recheck !== null) {
         // grams of a row being rechecked may be its old text's: the row is read by its text instead

@@ -75,7 +75,17 @@ import { FieldReader, type TextField } from './read-message-text'
 import { searchMessages, type RawHit, type SearchFilters, type TitleHit } from './search'
 import { isBusy, WriteQueue } from './write-queue'
 import { readRetrying } from './read-retry'
-import { Rechecks, recheckSlice, regram, shortIndexStep, SLICE_STEP, WRITE_STEP } from './short-index'
+import {
+  markVerified,
+  Rechecks,
+  recheckSlice,
+  regram,
+  shortIndexState,
+  shortIndexStep,
+  shortIndexVerified,
+  SLICE_STEP,
+  WRITE_STEP
+} from './short-index'
 import { stmt, type ColumnsOf } from './stmt-cache'
 import type { sessions } from './schema'
 import { liveUpstreamGateway, type GatewayHeartbeat } from './gateway-heartbeats'
@@ -131,6 +141,17 @@ function emptyOldWal(old: Database.Database): boolean {
 const INDEX_SLICE_GAP_MS = 24
 /** After another program's lock turned a slice away. */
 const INDEX_BUSY_GAP_MS = 250
+
+/** What a write reads of the short-text index around its own rows; never throws (the index is a cache, the write is not). */
+function indexFacts(db: Database.Database, shape: HomeShape): { has: boolean; verified: boolean } {
+  try {
+    return { has: shortIndexState(db, shape) !== null, verified: shortIndexVerified(db) }
+  } catch {
+    // unreadable: nothing known of it, so nothing is taken as verified
+    return { has: false, verified: false }
+  }
+}
+
 const sidecarOf = (path: string) => {
   try {
     return fileAt(path)?.id
@@ -210,6 +231,16 @@ export class SessionStore {
   private readonly rechecks = new Rechecks()
   private recheckTimer: ReturnType<typeof setTimeout> | null = null
   private regramming = false
+  /**
+   * Since when (this connection's `data_version`, which only another connection's commit moves) the short-text index
+   * is known to match `messages`: its mark matched at open or at a write's start, or a full recheck ended. While no
+   * other program has committed since, close() records the mark of what this process left (short-index.ts
+   * markVerified), so the next process, a one-shot CLI's too, can trust the index without reading a row. Null:
+   * not known, and nothing is recorded.
+   */
+  private verified: { conn: Database.Database; dv: number } | null = null
+  /** A recheck of every indexed row under way, and the `data_version` it started at. */
+  private fullRecheck: { conn: Database.Database; dv: number } | null = null
 
   /**
    * `sessions optimize` on a state.db file: each FTS index's segments merged (FTS5 'optimize': layout only, no row
@@ -238,6 +269,58 @@ export class SessionStore {
     this.readBusyMs = Number(this.db.pragma('busy_timeout', { simple: true })) || 0
     this.queue = new WriteQueue(() => this.profile, opts.writeRetryMs)
     handles.set(this, this.handle)
+    this.checkShortIndex()
+  }
+
+  private dataVersion(): number {
+    return Number(this.db.pragma('data_version', { simple: true }))
+  }
+
+  /**
+   * On opening a file: is the short-text index still what `messages` hold? Another program may have rewritten rows
+   * while no Caduceus watched (the app closed, or only the CLI ran): no watcher named them, and their grams would
+   * answer for their old text. Unless the index's mark says nobody wrote a message since it was last known to match,
+   * every indexed row is read by its text until a recheck has compared them (short-index.ts Rechecks), as when the
+   * watcher cannot tell which rows a commit wrote.
+   */
+  private checkShortIndex(): void {
+    if (this.handle.pending) return
+    this.verified = null
+    try {
+      if (shortIndexState(this.db, this.handle.shape) === null) return
+      if (shortIndexVerified(this.db)) return void (this.verified = { conn: this.db, dv: this.dataVersion() })
+    } catch {
+      // unreadable now (a lock): not known to match
+    }
+    // Searches read the rows by text from now on. The recheck that re-reads their grams (a write) is left to a store
+    // that is watched (the app, `serve`: the watcher's start asks for it): a one-shot CLI search writes nothing.
+    this.reread(null)
+  }
+
+  /** After a recheck slice or a re-read: a full recheck that ended with no other commit since it began verifies. */
+  private settleRecheck(): void {
+    const full = this.fullRecheck
+    if (!full || this.rechecks.pending || this.rechecks.changed.size) return
+    this.fullRecheck = null
+    try {
+      if (full.conn === this.db && this.db.open && this.dataVersion() === full.dv) this.verified = full
+    } catch {
+      // not known: the next open rechecks
+    }
+  }
+
+  /** At close: the index's mark for what this process leaves, when it knows the index matches it (`verified`). */
+  private recordVerified(): void {
+    const v = this.verified
+    if (!v || v.conn !== this.db || !this.db.open || this.db.readonly || this.handle.readonly) return // (a read copy too)
+    if (this.rechecks.pending || this.rechecks.changed.size) return
+    try {
+      if (this.dataVersion() !== v.dv) return // another program committed since: the next open reads the rows again
+      this.db.pragma('busy_timeout = 0') // never wait at close: unrecorded, the next open only rechecks
+      this.db.transaction(() => markVerified(this.db)).immediate()
+    } catch {
+      // locked or read-only: not recorded, and the next open rechecks
+    }
   }
 
   /** A handle for one transaction; its connection is read per call (the first write may swap in the new file). */
@@ -307,6 +390,7 @@ export class SessionStore {
   }
 
   close(): void {
+    this.recordVerified()
     if (this.indexTimer) clearTimeout(this.indexTimer)
     this.indexTimer = null
     if (this.recheckTimer) clearTimeout(this.recheckTimer)
@@ -369,6 +453,7 @@ export class SessionStore {
     this.depth++
     let began: { views: string[] | undefined } | null = null // set once BEGIN IMMEDIATE holds the lock
     let behind = 0
+    let known: number | null = null // the data_version at which the index is known to match (see `verified`)
     const tx = (this.tx = this.mintTx())
     try {
       // First write reconciles in the same transaction; the read views go only once the lock is held and come
@@ -377,14 +462,24 @@ export class SessionStore {
       const result = this.db
         .transaction(() => {
           began = { views: beginWriteTx(this.handle) }
+          // before this write's own rows: does the index match what every program left? (no other program can
+          // commit while this transaction holds the write lock, so the data_version read here covers all of it)
+          const dv = this.dataVersion()
+          const wasVerified = this.verified?.conn === this.db && this.verified.dv === dv
+          const before = indexFacts(this.db, this.handle.shape)
+          const settled = !this.rechecks.pending && !this.rechecks.changed.size
+          const exact = wasVerified || (settled && before.verified)
           const out = fn(tx)
           // Caduceus's short CJK/emoji index: a write indexes a short backlog (its own rows), the slices a long one
           behind = shortIndexStep(this.db, this.handle.shape, index)
+          // an index this write created was read from the rows as they are: it matches them
+          if (exact || (!before.has && indexFacts(this.db, this.handle.shape).has)) known = dv
           endWriteTx(this.handle, began.views, first)
           return out
         })
         .immediate()
       this.handle.reconciled = true
+      if (known !== null) this.verified = { conn: this.db, dv: known }
       this.depth--
       this.flush()
       if (behind > 0) this.scheduleIndexSlice()
@@ -427,8 +522,20 @@ export class SessionStore {
    * them by their text until then.
    */
   noteRowsWritten(rowids: number[] | null): void {
-    this.rechecks.note(rowids)
+    this.reread(rowids)
     if (this.rechecks.pending) this.scheduleRecheck()
+  }
+
+  /** What noteRowsWritten notes, without starting the recheck slices (a store nobody watches runs none: below). */
+  private reread(rowids: number[] | null): void {
+    if (this.rechecks.note(rowids)) {
+      this.verified = null
+      try {
+        this.fullRecheck = this.db.open ? { conn: this.db, dv: this.dataVersion() } : null
+      } catch {
+        this.fullRecheck = null // unreadable now: this recheck verifies nothing, the next open checks again
+      }
+    }
   }
 
   /**
@@ -458,9 +565,11 @@ export class SessionStore {
           .finally(() => {
             this.regramming = false
             if (this.rechecks.changed.size) this.scheduleRecheck()
+            this.settleRecheck()
           })
       }
       if (more) this.scheduleRecheck()
+      else this.settleRecheck()
     }, delayMs)
     this.recheckTimer.unref?.()
   }
@@ -536,6 +645,7 @@ export class SessionStore {
     const oldCopy = h.readCopy
     Object.assign(h, fresh)
     h.readCopy = fresh.readCopy
+    this.checkShortIndex() // another file: its index is checked as at an open
     this.sidecars = sidecarsOf(this.path)
     this.countersStmt = null
     this.fieldReader = new FieldReader()

@@ -4,6 +4,9 @@
  * program's inserts and deletes, and a complete scan again when it is far behind; upstream's FTS tables stay
  * consistent throughout.
  */
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { StoreRegistry } from './index'
@@ -322,6 +325,61 @@ describe('short-text index: a message another program rewrites in place', () => 
       watcher.stop()
       reg.closeAll()
     }
+  })
+
+  it('while no Caduceus watched (closed, or only the CLI ran): the next open reads indexed rows by text until rechecked', async () => {
+    const root = tempDir()
+    const run = async <T>(fn: (reg: StoreRegistry) => T | Promise<T>): Promise<T> => {
+      const reg = new StoreRegistry(root) // one Caduceus run: a CLI command, or the app from start to quit
+      try {
+        return await fn(reg)
+      } finally {
+        reg.closeAll()
+      }
+    }
+    const [nara] = await run(async (reg) => {
+      const s = reg.get('default')
+      await s.createSession('a', 'cli')
+      const ids = await s.appendMessages('a', [{ role: 'user', content: '奈良に行きたい' }])
+      await s.createSession('b', 'cli')
+      await s.appendMessage('b', { role: 'user', content: '大阪の城' })
+      return ids
+    })
+    // nothing written since: the next run trusts the index without reading a row again
+    await run((reg) => {
+      expect(sessionsOf(reg, '奈良')).toEqual({ ids: ['a'], fallback: expect.not.stringContaining('rewrote') })
+    })
+    // the system sqlite3 (upstream's SQLite) rewrites the row in place while no Caduceus runs
+    execFileSync('sqlite3', [
+      join(root, 'state.db'),
+      `UPDATE messages SET content = '神戸に行きたい' WHERE id = ${nara}`
+    ])
+    const gramsOf = (reg: StoreRegistry) =>
+      rawDb(reg.get('default')).prepare('SELECT gram FROM cad_short_grams WHERE message_id = ?').pluck().all(nara)
+    // a one-shot search (the CLI's): right, and it writes nothing
+    const bytes = readFileSync(join(root, 'state.db'))
+    await run((reg) => {
+      // the grams still hold 奈良 for that row: read by its text, it is 神戸 now
+      expect(sessionsOf(reg, '奈良').ids).toEqual([])
+      expect(sessionsOf(reg, '神戸')).toEqual({ ids: ['a'], fallback: expect.stringContaining('rewrote') })
+      expect(sessionsOf(reg, '大阪').ids).toEqual(['b'])
+    })
+    expect(readFileSync(join(root, 'state.db')).equals(bytes)).toBe(true)
+    await run(async (reg) => {
+      expect(gramsOf(reg)).toContain('奈良')
+      // the app (its watcher running) rechecks off the write path and re-reads the row's grams
+      const watcher = new SessionWatcher(reg.get('default'), () => undefined).start()
+      for (let i = 0; i < 100 && sessionsOf(reg, '神戸').fallback.includes('rewrote'); i++)
+        await new Promise((r) => setTimeout(r, 30))
+      watcher.stop()
+      expect(gramsOf(reg)).toContain('神戸')
+      expect(gramsOf(reg)).not.toContain('奈良')
+    })
+    // …and leaves its mark: the run after it trusts the index again
+    await run((reg) => {
+      expect(sessionsOf(reg, '神戸')).toEqual({ ids: ['a'], fallback: expect.not.stringContaining('rewrote') })
+      expect(sessionsOf(reg, '奈良').ids).toEqual([])
+    })
   })
 
   it('where the WAL cannot say which rows a commit wrote, every indexed row is read by its text until rechecked', async () => {

@@ -29,6 +29,7 @@ import type Database from 'better-sqlite3'
 import { hasTable, stmt } from './stmt-cache'
 import type { messages } from './schema'
 import type { HomeShape } from './shape'
+import { ftsMarkedStale } from './search-gap'
 
 const T = 'cad_short_grams'
 const S = 'cad_short_grams_state'
@@ -211,8 +212,12 @@ export function shortIndexStep(
   }
 }
 
-/** Ids of messages up to `indexedTo` holding `gram` (deleted ones included: join them with messages). */
-export const SHORT_LOOKUP = `SELECT message_id AS id FROM main.${T} WHERE gram = ?`
+/**
+ * Ids of messages holding `gram` (deleted ones included: join them with messages), up to the id given second: the
+ * rows whose grams are trusted. Above it the search reads rows by their text, so a row's old grams past it (a row
+ * under recheck) must not answer too.
+ */
+export const SHORT_LOOKUP = `SELECT message_id AS id FROM main.${T} WHERE gram = ? AND message_id <= ?`
 
 /** At most this many grams narrow a long term: a few pieces already leave few rows, each more is a list read. */
 const NARROWING = 3
@@ -246,6 +251,63 @@ export function narrowingGrams(text: string): string[] {
 export const gramsLookup = (count: number): string =>
   Array.from({ length: count }, () => `SELECT message_id FROM main.${T} WHERE gram = ?`).join(' INTERSECT ')
 
+/**
+ * What says whether anyone wrote to `messages` since the index was last known to match it, without reading a row.
+ * Upstream's FTS triggers fire on every INSERT, UPDATE and DELETE of a message (a hand edit in `sqlite3` included),
+ * and FTS5 rewrites its structure record (`<index>_data` id 10: its segments and write counter) at every commit that
+ * touched the index; with the newest id it names the state of `messages`. Null where that does not hold: no FTS
+ * index, its update trigger gone (an SQLite without FTS5 dropped them), or upstream's `fts_stale` (it detached them).
+ * Any commit that touched messages changes it, inserts too: a mismatch only says "read the rows again to be sure".
+ */
+export function messagesMark(db: Database.Database): number | null {
+  if (ftsMarkedStale(db)) return null
+  const parts: string[] = []
+  for (const fts of ['messages_fts', 'messages_fts_trigram']) {
+    if (!hasTable(db, `${fts}_data`)) continue
+    const trigger = stmt<number>(
+      db,
+      "SELECT count(*) FROM main.sqlite_master WHERE type = 'trigger' AND tbl_name = 'messages' AND name = ?"
+    )
+      .pluck()
+      .get(`${fts}_update`)
+    if (!trigger) continue
+    const block = stmt<Buffer | null>(db, `SELECT block FROM main.${fts}_data WHERE id = 10`).pluck().get()
+    parts.push(`${fts}:${block ? block.toString('hex') : ''}`)
+  }
+  if (!parts.length) return null
+  parts.push(String(lastId(db)))
+  // FNV-1a to 48 bits: the state table holds integers, and a chance collision only skips a recheck
+  let h = 0xcbf29ce484222325n
+  for (const c of Buffer.from(parts.join('|'))) h = ((h ^ BigInt(c)) * 0x100000001b3n) & 0xffffffffffffn
+  return Number(h)
+}
+
+/**
+ * Whether the index is known to match `messages` as they are now: the mark its last verified state left
+ * (`verified`, written by markVerified) is the mark of the table now, so nobody wrote a message since. False for a
+ * home with no index, or one whose mark cannot be read (messagesMark null).
+ */
+export function shortIndexVerified(db: Database.Database): boolean {
+  if (!hasTable(db, S)) return false
+  const held = stmt<number>(db, `SELECT v FROM main.${S} WHERE k = 'verified'`).pluck().get()
+  if (held === undefined) return false
+  const now = messagesMark(db)
+  return now !== null && Number(held) === now
+}
+
+/**
+ * Inside a Caduceus write transaction that changes no message: records that the index matches `messages` as they
+ * are now (the caller knows it: nobody else committed since it was last known to match). Returns whether it wrote.
+ */
+export function markVerified(db: Database.Database): boolean {
+  if (!hasTable(db, S)) return false
+  const mark = messagesMark(db)
+  const held = stmt<number>(db, `SELECT v FROM main.${S} WHERE k = 'verified'`).pluck().get()
+  if (mark === null || (held !== undefined && Number(held) === mark)) return false
+  stmt(db, `INSERT OR REPLACE INTO main.${S} (k, v) VALUES ('verified', ?)`).run(mark)
+  return true
+}
+
 /** Rows one recheck slice compares at most, besides its time budget. */
 const RECHECK_IDS = 2000
 
@@ -266,13 +328,15 @@ export class Rechecks {
   /** Rows whose grams were found to differ from their text: re-read by the store's next write (regram). */
   readonly changed = new Set<number>()
 
-  note(rowids: readonly number[] | null): void {
+  /** Returns true when every indexed row is to be read again (a null, or too many rows to name). */
+  note(rowids: readonly number[] | null): boolean {
     if (rowids === null || this.ids.size + rowids.length > RECHECK_IDS * 8) {
       this.checkedTo = 0
       this.ids.clear()
-      return
+      return true
     }
     for (const id of rowids) if (id <= this.checkedTo) this.ids.add(id)
+    return false
   }
   /** Whether a recheck slice has work. */
   get pending(): boolean {

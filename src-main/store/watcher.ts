@@ -142,6 +142,8 @@ export class SessionWatcher {
     this.tick.unref()
     this.unsubscribe = this.store.onLocalChange(() => this.trigger())
     if (this.announceExisting) this.trigger()
+    // rows the store found unchecked at its open (written while nobody watched) are rechecked while this watches
+    this.store.noteRowsWritten([])
     return this
   }
 

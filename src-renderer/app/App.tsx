@@ -12,6 +12,7 @@ import { useApplyTheme } from './theme'
 import { PaletteHost } from './palette/PaletteHost'
 import { useOverlay } from './palette/state'
 import { DisconnectedBanner, HostAccessScreen } from './HostAccessScreen'
+import { LockedBanner } from './LockedBanner'
 import { useHostAccess } from '../stores/auth'
 import { useSessionsUrlState } from './url-state'
 
@@ -51,6 +52,7 @@ export function App() {
         <TopBar route={route} />
         <main className="page" data-testid={`page-${route.page}`}>
           <DisconnectedBanner />
+          <LockedBanner />
           <ErrorBoundary resetKey={hash}>
             {blocked ? (
               <HostAccessScreen />

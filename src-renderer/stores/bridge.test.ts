@@ -5,11 +5,12 @@ import { resetStores } from '../test-utils/reset-stores'
 import { message, summary, usd, zeroTokens } from '../test-utils/fixtures'
 import { observe } from '../test-utils/query'
 import { setScope, useApp } from './app'
-import { resyncAfterReconnect, wireBridge } from './bridge'
+import { resyncAfterReconnect, retryLockedReads, wireBridge } from './bridge'
+import { useLocks } from './locks'
 import { requestQuery } from './server'
 import { useMemory } from './memory'
 import { sessionRows, watchSessions } from './sessions'
-import { openTranscript, openWindow } from './transcript'
+import { openTranscript, openWindow, useTranscript } from './transcript'
 import { useTurns } from './turns'
 
 let fake: FakeApi
@@ -50,6 +51,35 @@ beforeEach(async () => {
       { name: 'default', home: '/h', isDefault: true, sessionCount: 1 },
       { name: 'new', home: '/n', isDefault: false, sessionCount: 0 }
     ]
+  })
+})
+
+describe('a profile another program holds locked', () => {
+  it('is named while its reads wait, then cleared; one that gave up is read again by Retry', async () => {
+    const off = wireBridge(fake.api)
+    fake.emit('store.lockChanged', { profile: 'default', request: 'sessions.messages', state: 'waiting' })
+    fake.emit('store.lockChanged', { profile: 'default', request: 'costs.summary', state: 'waiting' })
+    expect(useLocks.getState().locks).toEqual({ default: { waiting: 2, gaveUp: false } })
+    fake.emit('store.lockChanged', { profile: 'default', request: 'costs.summary', state: 'cleared' })
+    expect(useLocks.getState().locks).toEqual({})
+
+    // the host gave up on the transcript's first page: an error, an empty window, and a retry by hand
+    const messages = fake.handlers['sessions.messages']!
+    fake.handlers['sessions.messages'] = () => {
+      throw { code: 'unavailable', message: 'The session database is locked by another program' }
+    }
+    fake.emit('store.lockChanged', { profile: 'default', request: 'sessions.messages', state: 'waiting' })
+    await openTranscript('default', 's1')
+    fake.emit('store.lockChanged', { profile: 'default', request: 'sessions.messages', state: 'gave_up' })
+    expect(useLocks.getState().locks).toEqual({ default: { waiting: 0, gaveUp: true } })
+    expect(useTranscript.getState().error).toContain('locked by another program')
+    fake.handlers['sessions.messages'] = messages
+    await retryLockedReads()
+    await settle()
+    expect(useLocks.getState().locks).toEqual({})
+    expect(openWindow()!.ids).toEqual([1, 2])
+    expect(useTranscript.getState().error).toBeNull()
+    off()
   })
 })
 

@@ -23,6 +23,8 @@ import { applyCronChanged } from './cron'
 import { queryClient } from './server'
 import { applyFollowUpDelta } from './follow-up-stream'
 import { applyPricesChanged } from './prices'
+import { applyStoreLock, clearLocks } from './locks'
+import { openTranscript, useTranscript } from './transcript'
 
 /**
  * The one place host events meet the stores. Components never subscribe to the transport themselves,
@@ -65,7 +67,8 @@ export function wireBridge(api: CaduceusApi): () => void {
       void applyTranscriptFileChanged()
     }),
     api.on('prices.changed', () => void applyPricesChanged()),
-    api.on('subagents.followUpDelta', applyFollowUpDelta)
+    api.on('subagents.followUpDelta', applyFollowUpDelta),
+    api.on('store.lockChanged', applyStoreLock)
   ]
   return () => {
     for (const off of offs) off()
@@ -74,6 +77,7 @@ export function wireBridge(api: CaduceusApi): () => void {
 
 /** After a reconnect events were missed: re-read what is on screen (merging, never clobbering). */
 export async function resyncAfterReconnect(): Promise<void> {
+  clearLocks()
   await Promise.all([loadApp(), syncTurns()])
   const merge = sessionRowsLoaded()
   // every cached read is stale; the ones on screen refetch now. A session list is merged with the host instead
@@ -83,4 +87,15 @@ export async function resyncAfterReconnect(): Promise<void> {
   await queryClient.invalidateQueries({ predicate: (q) => !isRowsKey(q.queryKey) || q.state.data === undefined })
   if (merge) void applySessionsChanged({ profile: '', sessionIds: [] }, true)
   await resyncTranscript()
+}
+
+/**
+ * Retry by hand after a read gave up on another program's lock: what is on screen is read again, as after a
+ * reconnect, and a transcript whose first page failed is opened again (its window is empty, nothing to catch up).
+ */
+export async function retryLockedReads(): Promise<void> {
+  const t = useTranscript.getState()
+  // first: the catch-up below would fill the empty window from its end, and leave the error standing over it
+  if (t.profile && t.sessionId && t.error) await openTranscript(t.profile, t.sessionId, t.focusId)
+  await resyncAfterReconnect()
 }

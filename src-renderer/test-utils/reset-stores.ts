@@ -2,6 +2,7 @@ import type { StoreApi } from 'zustand'
 import { useApp } from '../stores/app'
 import { useCosts } from '../stores/costs'
 import { useGateway } from '../stores/gateway'
+import { useLocks } from '../stores/locks'
 import { useMemory } from '../stores/memory'
 import { useSessions } from '../stores/sessions'
 import { useSettings } from '../stores/settings'
@@ -21,6 +22,7 @@ export function resetStores(): void {
   reset(useApp)
   reset(useCosts)
   reset(useGateway)
+  reset(useLocks)
   reset(useMemory)
   reset(useSessions)
   reset(useSettings)

@@ -33,7 +33,12 @@ export async function createHost(opts: HostOptions): Promise<Host> {
   const version = appVersion()
   const channels = createChannelsService(services, runtime, { live, version })
   const handlers = buildHandlers(services, runtime, version, channels)
-  const dispatcher = createDispatcher(handlers, log, { validateOutput: opts.validateOutput, mask: graph.mask })
+  const dispatcher = createDispatcher(handlers, log, {
+    validateOutput: opts.validateOutput,
+    mask: graph.mask,
+    // the pages say why they are still loading while another program holds a profile's state.db
+    onLock: (e) => bus.emit('store.lockChanged', e)
+  })
   log.info('host', `serving ${root} (${services.stores.list().length} profiles${demo ? ', demo' : ''})`)
   return { ...turnHostOf(graph), demo, dispatcher, handlerNames: Object.keys(handlers), bus }
 }

@@ -40,15 +40,43 @@ const lockedError = () =>
     'The session database is locked by another program; nothing was changed. Try again when that program has finished.'
   )
 
+/** What a read request waiting on another program's lock reports: it began to wait, the lock went, or it gave up. */
+export type LockWait = 'waiting' | 'cleared' | 'gave_up'
+
 /**
  * Runs `fn`; a read request that meets SQLITE_BUSY is run again on the store's read retry (timers, jittered
- * 5 → 200 ms) for up to `budgetMs`. A write, or a read still locked at the end, is refused as locked.
+ * 5 → 200 ms) for up to `budgetMs`. A write, or a read still locked at the end, is refused as locked. `onLock`
+ * hears a read's wait as it starts (the first SQLITE_BUSY) and how it ended, so a page can say at once why it is
+ * still loading instead of showing "Loading…" for the whole budget.
  */
-export async function withBusyRetry<T>(name: string, fn: () => Promise<T> | T, budgetMs = READ_RETRY_MS): Promise<T> {
+export async function withBusyRetry<T>(
+  name: string,
+  fn: () => Promise<T> | T,
+  budgetMs = READ_RETRY_MS,
+  onLock?: (state: LockWait) => void
+): Promise<T> {
+  let waited = false
+  const tell = (state: LockWait) => {
+    try {
+      onLock?.(state)
+    } catch {
+      // a listener's failure is no reason to fail the read
+    }
+  }
   try {
-    return READ_REQUESTS.has(name) ? await readRetrying(fn, budgetMs) : await fn()
+    const out = READ_REQUESTS.has(name)
+      ? await readRetrying(fn, budgetMs, () => {
+          waited = true
+          tell('waiting')
+        })
+      : await fn()
+    if (waited) tell('cleared')
+    return out
   } catch (err) {
-    if (isBusy(err) || (err as Error | undefined)?.name === 'ReadBusyError') throw lockedError()
+    const gaveUp = isBusy(err) || (err as Error | undefined)?.name === 'ReadBusyError'
+    // any other outcome after a wait (a failure of its own): the lock itself is gone
+    if (waited) tell(gaveUp ? 'gave_up' : 'cleared')
+    if (gaveUp) throw lockedError()
     throw err
   }
 }

@@ -10,7 +10,7 @@ import {
 import { redact, redactDeep, type SecretMask } from '../../secrets'
 import { describeError } from '../log'
 import type { Logger } from '@shared/contract/log'
-import { withBusyRetry } from './busy-retry'
+import { withBusyRetry, type LockWait } from './busy-retry'
 
 /** One handler per request name; input is already parsed by the request's schema. */
 export type Handler<K extends RequestName> = (
@@ -40,6 +40,8 @@ export function createDispatcher(
     validateOutput?: boolean
     /** The host's mask for the errors it answers with; without one (tests), the process's last resort. */
     mask?: SecretMask
+    /** A read request began or ended waiting on another program's lock on the profile it names ('all': several). */
+    onLock?: (e: { profile: string; request: string; state: LockWait }) => void
   } = {}
 ): Dispatcher {
   const mask: Pick<SecretMask, 'redact' | 'redactDeep'> = opts.mask ?? { redact, redactDeep }
@@ -57,7 +59,15 @@ export function createDispatcher(
         const parsed = spec.input.safeParse(input ?? {})
         if (!parsed.success) return { ok: false, error: zodToError(parsed.error) }
         const handler = handlers[key] as (input: unknown) => unknown
-        const output = await withBusyRetry(key, () => handler(parsed.data))
+        const scope = (parsed.data as { profile?: unknown } | undefined)?.profile
+        const profile = typeof scope === 'string' ? scope : 'all'
+        const onLock = opts.onLock
+        const output = await withBusyRetry(
+          key,
+          () => handler(parsed.data),
+          undefined,
+          onLock && ((state) => onLock({ profile, request: key, state }))
+        )
         if (opts.validateOutput) {
           const checked = spec.output.safeParse(output)
           if (!checked.success) {

@@ -77,3 +77,35 @@ describe('Memory page: provider health', () => {
     expect(syncs.map((e) => e.turnId).sort()).toEqual(recall.map((e) => e.turnId).sort())
   })
 })
+
+describe('Memory page: a failed provider load', () => {
+  it('counts once in errors, and its load line is no call', async () => {
+    rig = await makeRig(() => ({ text: 'ok' }))
+    // a width Python's int() refuses: upstream's holographic initialize raises; so does this one's
+    rig.writeConfig(
+      'default',
+      "memory:\n  provider: holographic\nplugins:\n  hermes-memory-store:\n    hrr_dim: 'wide'\n"
+    )
+    await rig.start()
+    const d = rig.host!.dispatcher
+    const finished = () => rig!.events.filter((e) => e.event === 'turn.finished').length
+    expect((await d.invoke('sessions.start', { profile: 'default', text: 'hello' })).ok).toBe(true)
+    await waitUntil(() => finished() > 0)
+    const items = (
+      (await d.invoke('memory.health', { profile: 'default' })) as { ok: true; output: { items: ProviderHealth[] } }
+    ).output.items
+    const h = items.find((i) => i.provider === 'holographic')!
+    expect(h.lastError).toContain('hrr_dim')
+    // the failed initialize is one error; the load line beside it (holographic: failed — …) is no second one, nor a
+    // call (the calls are the hooks the kept provider still answered, as upstream keeps it)
+    const events = (
+      (await d.invoke('memory.events', { profile: 'default', provider: 'holographic' })) as {
+        ok: true
+        output: { items: Array<{ kind: string; ok: boolean }> }
+      }
+    ).output.items
+    expect(events.filter((e) => e.kind === 'provider' && !e.ok)).toHaveLength(1)
+    expect(h.errors).toBe(1)
+    expect(h.calls).toBe(events.filter((e) => e.kind === 'hook' || e.kind === 'sync' || e.kind === 'prefetch').length)
+  })
+})

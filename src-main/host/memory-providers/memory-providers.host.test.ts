@@ -143,9 +143,14 @@ describe('holographic through the host', () => {
     expect((writes[0] as { turnId?: string | null }).turnId).toBe(call.turnId)
     const health = (await rig.host!.dispatcher.invoke('memory.health', { profile: 'default' })) as {
       ok: true
-      output: { items: Array<{ provider: string; writes?: number }> }
+      output: { items: Array<{ provider: string; writes?: number; calls: number }> }
     }
-    expect(health.output.items.find((h) => h.provider === 'holographic')?.writes).toBe(1)
+    const holo = health.output.items.find((h) => h.provider === 'holographic')!
+    expect(holo.writes).toBe(1)
+    // one call per hook or tool call the provider answered: the write its tool call made and the host's load line
+    // are no calls of their own
+    const answered = items.filter((e) => ['tool_call', 'prefetch', 'sync', 'hook'].includes(e.kind)).length
+    expect(holo.calls).toBe(answered)
   })
 })
 

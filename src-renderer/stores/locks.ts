@@ -1,0 +1,30 @@
+import { create } from 'zustand'
+import type { EventPayload } from '@shared/contract'
+
+/** A profile whose state.db another program holds locked, as the host's reads met it ('all': a read over every profile). */
+export interface ProfileLock {
+  /** Reads of it waiting now (the host retries each on timers). */
+  waiting: number
+  /** A read gave up on it (the lock outlasted the host's retry): the page needs a retry by hand. */
+  gaveUp: boolean
+}
+
+export const useLocks = create<{ locks: Record<string, ProfileLock> }>()(() => ({ locks: {} }))
+
+/** A read began or ended waiting on another program's lock (host event `store.lockChanged`). */
+export function applyStoreLock(e: EventPayload<'store.lockChanged'>): void {
+  useLocks.setState((s) => {
+    const locks = { ...s.locks }
+    const was = locks[e.profile] ?? { waiting: 0, gaveUp: false }
+    if (e.state === 'waiting') locks[e.profile] = { waiting: was.waiting + 1, gaveUp: false }
+    // a read answered after the wait: the lock is gone, whatever an earlier read gave up on
+    else if (e.state === 'cleared') delete locks[e.profile]
+    else locks[e.profile] = { waiting: Math.max(0, was.waiting - 1), gaveUp: true }
+    return { locks }
+  })
+}
+
+/** Forget what is known of locks (a reconnect: the host's reads of the old connection are gone; a retry by hand). */
+export function clearLocks(): void {
+  useLocks.setState({ locks: {} })
+}
