@@ -166,15 +166,17 @@ describe('search where upstream’s indexes do not hold every row', () => {
     const add = raw.prepare(
       "INSERT INTO messages (session_id, role, content, tool_name, timestamp) VALUES ('s00', ?, ?, ?, 1700000000)"
     )
-    for (const [role, content, tool] of [
-      ['user', 'PLAIN words, said plainly', null],
-      ['user', 'Plain, words. budget', null],
-      ['assistant', 'plainly budgets', 'plain'],
-      ['user', 'plain budgets here', null],
-      ['tool', `${'x'.repeat(8190)} plain words`, 'terminal'],
-      ['tool', `${'x'.repeat(8180)} plain words`, null]
-    ] as const)
-      add.run(role, content, tool)
+    raw.transaction(() => {
+      for (const [role, content, tool] of [
+        ['user', 'PLAIN words, said plainly', null],
+        ['user', 'Plain, words. budget', null],
+        ['assistant', 'plainly budgets', 'plain'],
+        ['user', 'plain budgets here', null],
+        ['tool', `${'x'.repeat(8190)} plain words`, 'terminal'],
+        ['tool', `${'x'.repeat(8180)} plain words`, null]
+      ] as const)
+        add.run(role, content, tool)
+    })()
     raw.close()
     const truth = whole(path)
     try {
