@@ -296,13 +296,16 @@ function allowedOnly<R extends [...Row, ...unknown[]]>(
   const pass = conds.join(' AND ')
   if (ids.length > FEW_SESSIONS) {
     // Many sessions: the ones that do NOT pass, from one pass over sessions — usually none or a few (the list's
-    // default filters leave out only hidden and internal runs). Handing thousands of passing ids to SQLite and back
-    // (json_each, a lookup or an ephemeral table each way) cost ~7 ms of a 2-character CJK search at 500k messages.
+    // default filters leave out only hidden and internal runs) — and the ids no session row has (messages another
+    // program left behind its session's delete), by the id index alone. Handing thousands of passing ids back from
+    // SQLite (an ephemeral table of every passing session, then one value each) cost ~7 ms of a 2-character CJK
+    // search at 500k messages.
     const excluded = rowsViaJson<[string]>(
       db,
-      `SELECT s.id AS c0 FROM sessions s WHERE NOT COALESCE((${pass}), 0)`,
+      `SELECT s.id AS c0 FROM sessions s WHERE NOT COALESCE((${pass}), 0)
+        UNION ALL SELECT j.value FROM json_each(?) j WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = j.value)`,
       1,
-      args
+      [...args, JSON.stringify(ids)]
     )
     if (!excluded.length) return rows
     const out = new Set(excluded.map((r) => r[0]))
