@@ -76,16 +76,14 @@ export const WORD_CHECK_CAP = 200_000
 
 const TEMP = 'cad_gap_words'
 
-/**
- * A TEMP word index holding exactly `ids` as the home's word index would hold them (its columns, its tokenizer; tool
- * output cut as the v30 view cuts it), for FTS5 to answer a query over them with its own semantics. Returns its
- * (unqualified: FTS5's MATCH names the table; no main table has it), or null where it cannot be made like the home's (a tokenizer this SQLite lacks, columns it does not know).
- */
-export function wordIndexOf(db: Database.Database, shape: HomeShape, ids: number[]): string | null {
-  const cols = shape.ftsColumns
-  const known =
-    shape.fts === 'inline' ? cols.length === 1 : cols.every((c) => ['content', 'tool_name', 'tool_calls'].includes(c))
-  if (!cols.length || !known) return null
+/** Whether a TEMP copy of the home's word index can be made: columns it knows, in a layout it knows. */
+const knownLayout = (shape: HomeShape) =>
+  shape.ftsColumns.length > 0 &&
+  (shape.fts === 'inline'
+    ? shape.ftsColumns.length === 1
+    : shape.ftsColumns.every((c) => ['content', 'tool_name', 'tool_calls'].includes(c)))
+/** The word index's tokenize option as written in its DDL (quotes kept), or undefined for FTS5's default. */
+function tokenizeOption(db: Database.Database): string | undefined {
   const sql =
     stmt<(typeof sqliteMaster.$inferSelect)['sql']>(
       db,
@@ -93,7 +91,36 @@ export function wordIndexOf(db: Database.Database, shape: HomeShape, ids: number
     )
       .pluck()
       .get() ?? ''
-  const tokenize = /tokenize\s*=\s*('(?:[^']|'')*'|"(?:[^"]|"")*")/i.exec(sql)?.[1]
+  return /tokenize\s*=\s*('(?:[^']|'')*'|"(?:[^"]|"")*")/i.exec(sql)?.[1]
+}
+
+/**
+ * The texts of message `m` the home's word index holds, one SQL expression each (a v21 index's one column holds
+ * all three joined by spaces: a word of any of them is a word there), where its tokenizer is unicode61 as FTS5 makes
+ * it by default (no token characters added, no stemmer): there a run of ASCII letters and digits between two spaces is
+ * one token, folded as SQLite's lower() folds it. null for any other index.
+ */
+export function plainWordTexts(db: Database.Database, shape: HomeShape): string[] | null {
+  if (!knownLayout(shape)) return null
+  const tokenize = tokenizeOption(db)
+  if (tokenize !== undefined && !/^['"]\s*unicode61(\s+remove_diacritics\s+[012])?\s*['"]$/i.test(tokenize)) return null
+  if (shape.fts === 'inline') return ['m.content', 'm.tool_name', 'm.tool_calls']
+  return shape.ftsColumns.map((c) =>
+    c === 'content'
+      ? `CASE WHEN m.role = 'tool' THEN substr(m.content, 1, ${FTS_TOOL_CONTENT_PREFIX_CHARS}) ELSE m.content END`
+      : `m.${c}`
+  )
+}
+
+/**
+ * A TEMP word index holding exactly `ids` as the home's word index would hold them (its columns, its tokenizer; tool
+ * output cut as the v30 view cuts it), for FTS5 to answer a query over them with its own semantics. Returns its
+ * (unqualified: FTS5's MATCH names the table; no main table has it), or null where it cannot be made like the home's (a tokenizer this SQLite lacks, columns it does not know).
+ */
+export function wordIndexOf(db: Database.Database, shape: HomeShape, ids: number[]): string | null {
+  const cols = shape.ftsColumns
+  if (!knownLayout(shape)) return null
+  const tokenize = tokenizeOption(db)
   const name = `${TEMP}_${cols.length}_${(tokenize ?? 'default').replace(/\W/g, '_')}`
   try {
     db.exec(

@@ -24,7 +24,15 @@ import {
 import { archivedSql, hiddenMessageSql, marker, shownSql } from './sql'
 import type { messages } from './schema'
 import { BASE_SQL, baseFold } from './fold'
-import { WORD_CHECK_CAP, clearWordIndex, inGap, indexGap, wordIndexOf, type IndexGap } from './search-gap'
+import {
+  WORD_CHECK_CAP,
+  clearWordIndex,
+  inGap,
+  indexGap,
+  plainWordTexts,
+  wordIndexOf,
+  type IndexGap
+} from './search-gap'
 
 // a hit is a row the transcript shows (sql.ts hiddenMessageSql), so opening it lands on it
 const VISIBLE = `(m.active = 1 OR m.compacted = 1) AND NOT ${hiddenMessageSql('m.')}`
@@ -277,23 +285,43 @@ export function sessionConditions(
  * every match to count them per session, and thousands of matches fall in a few hundred sessions — one lookup each
  * instead of one per row. Thousands of sessions: the list of every passing session is built once and looked up.
  */
-function allowedOnly(db: Database.Database, f: SearchFilters | undefined, rows: Row[]): Row[] {
+function allowedOnly<R extends [...Row, ...unknown[]]>(
+  db: Database.Database,
+  f: SearchFilters | undefined,
+  rows: R[]
+): R[] {
   const args: unknown[] = []
   const conds = sessionConditions(f, args)
   if (!conds.length || !rows.length) return rows
   const ids = [...new Set(rows.map((r) => r[0]))]
   const pass = conds.join(' AND ')
-  const sql =
-    ids.length > 2000
-      ? `SELECT j.value FROM json_each(?) j WHERE j.value IN (SELECT s.id FROM sessions s WHERE ${pass})`
-      : `SELECT s.id FROM json_each(?) j CROSS JOIN sessions s ON s.id = j.value WHERE ${pass}`
+  if (ids.length > FEW_SESSIONS) {
+    // Many sessions: the ones that do NOT pass, from one pass over sessions — usually none or a few (the list's
+    // default filters leave out only hidden and internal runs) — and the ids no session row has (messages another
+    // program left behind its session's delete), by the id index alone. Handing thousands of passing ids back from
+    // SQLite (an ephemeral table of every passing session, then one value each) cost ~7 ms of a 2-character CJK
+    // search at 500k messages.
+    const excluded = rowsViaJson<[string]>(
+      db,
+      `SELECT s.id AS c0 FROM sessions s WHERE NOT COALESCE((${pass}), 0)
+        UNION ALL SELECT j.value FROM json_each(?) j WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = j.value)`,
+      1,
+      [...args, JSON.stringify(ids)]
+    )
+    if (!excluded.length) return rows
+    const out = new Set(excluded.map((r) => r[0]))
+    return rows.filter((r) => !out.has(r[0]))
+  }
   const allowed = new Set(
-    stmt<string>(db, sql)
+    stmt<string>(db, `SELECT s.id FROM json_each(?) j CROSS JOIN sessions s ON s.id = j.value WHERE ${pass}`)
       .pluck()
       .all(JSON.stringify(ids), ...args)
   )
   return allowed.size === ids.length ? rows : rows.filter((r) => allowed.has(r[0]))
 }
+
+/** Up to this many matching sessions are checked by id; past it, the sessions that fail are read instead. */
+const FEW_SESSIONS = 300
 
 /**
  * `AND …` restricting messages `m` by the filters, or '' (params appended). `sessions: false` leaves the session
@@ -655,12 +683,43 @@ function atLeast(n: Node, r: Reading, params: unknown[]): string {
   return `(${n.items.map((x) => atLeast(x, r, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
 }
 
+/** A word FTS5's unicode61 tokenizer reads as one token whatever its neighbours: ASCII letters and digits only. */
+const ASCII_WORD = /^[A-Za-z0-9]+$/
+
+/**
+ * A SQL boolean over messages `m` true only where the word index surely holds `n` (params appended), for a row that
+ * atLeast found: a plain ASCII word (or `pre*`) with a space, or the text's edge, on both sides (or before a prefix)
+ * in a text the index holds is that token, whatever else the row says. Anything else ('0') is left to the TEMP word
+ * index. `texts`: the word index's texts (search-gap.ts plainWordTexts).
+ */
+function surely(n: Node, r: Reading, texts: readonly string[], params: unknown[]): string {
+  if (n.kind === 'term') {
+    if (n.columns || n.initial || !ASCII_WORD.test(n.text)) return '0'
+    const needle = ` ${n.text.toLowerCase()}${n.prefix ? '' : ' '}`
+    params.push(...texts.map(() => needle))
+    return `(${texts.map((t) => `instr(' ' || lower(COALESCE(${t}, '')) || ' ', ?) > 0`).join(' OR ')})`
+  }
+  if (n.kind === 'near') return '0'
+  if (n.kind === 'not') return `(${surely(n.left, r, texts, params)} AND ${surelyNot(n.right, r, texts, params)})`
+  return `(${n.items.map((x) => surely(x, r, texts, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
+}
+
+/** The other side: true only where the word index surely does not hold `n` (atLeast false, or a NOT's right surely holds). */
+function surelyNot(n: Node, r: Reading, texts: readonly string[], params: unknown[]): string {
+  // atLeast is NULL where it found nothing in a NULL column: as false as it is in a WHERE
+  if (n.kind === 'term' || n.kind === 'near') return `NOT COALESCE(${atLeast(n, r, params)}, 0)`
+  if (n.kind === 'not') return `(${surelyNot(n.left, r, texts, params)} OR ${surely(n.right, r, texts, params)})`
+  return `(${n.items.map((x) => surelyNot(x, r, texts, params)).join(n.kind === 'and' ? ' OR ' : ' AND ')})`
+}
+
 /**
  * The visible rows inside `gap` that match `tree`, as the home's indexes would answer once they hold them: a scan of
- * just those ids. Substring terms are matched there as everywhere (instr); word terms first as text (atLeast), then
- * the rows found are put in a TEMP word index like the home's and the whole tree is asked of it with FTS5's own
- * semantics (search-gap.ts wordIndexOf). More than WORD_CHECK_CAP such rows (or no such index here): the tree is
- * matched as text over them, and `asText` says so.
+ * just those ids. Substring terms are matched there as everywhere (instr); word terms first as text (atLeast), and
+ * of the rows found, those where the word surely stands as a token (surely: most rows of a common word) are taken as
+ * they are; the rest are put in a TEMP word index like the home's and the whole tree is asked of it with FTS5's own
+ * semantics (search-gap.ts wordIndexOf) — indexing every found row cost ~3 s for a common word at 500k messages.
+ * More than WORD_CHECK_CAP such rows (or no such index here): the tree is matched as text over them, and `asText`
+ * says so.
  */
 function gapRows(
   db: Database.Database,
@@ -689,11 +748,27 @@ function gapRows(
     return { rows: select(where, args), asText: '' }
   }
   const args: unknown[] = []
-  const found = select(
-    `${inRange(args)} AND ${atLeast(tree, r, args)}${messageFilter(filters, args, { sessions: false })}`,
-    args
+  const texts = plainWordTexts(db, shape)
+  // 1: surely a match, 0: surely not, NULL: the TEMP word index decides
+  const sure = texts
+    ? `CASE WHEN ${surely(tree, r, texts, args)} THEN 1 WHEN ${surelyNot(tree, r, texts, args)} THEN 0 END`
+    : 'NULL'
+  const where = `${inRange(args)} AND ${atLeast(tree, r, args)}${messageFilter(filters, args, { sessions: false })}`
+  const scanned = allowedOnly(
+    db,
+    filters,
+    rowsViaJson<[...Row, number | null]>(
+      db,
+      `SELECT m.session_id AS c0, m.id AS c1, ${sure} AS c2 FROM messages m WHERE ${where} ORDER BY m.id`,
+      3,
+      args
+    )
   )
-  if (!found.length) return { rows: [], asText: '' }
+  // the rows as read (a third value past the pair is never looked at): a copy each was ~150k arrays more to collect
+  const found: Row[] = [] // left to the TEMP word index
+  const sureRows: Row[] = []
+  for (const f of scanned) if (f[2] !== 0) (f[2] === 1 ? sureRows : found).push(f as unknown as Row)
+  if (!found.length) return { rows: sureRows, asText: '' }
   const ids = found.map((f) => Number(f[1]))
   const table = ids.length <= WORD_CHECK_CAP ? wordIndexOf(db, shape, ids) : null
   const check: Reading = table
@@ -706,6 +781,7 @@ function gapRows(
   } finally {
     if (table) clearWordIndex(db, table)
   }
+  if (sureRows.length) rows = [...sureRows, ...rows].sort((a, b) => Number(a[1]) - Number(b[1]))
   return {
     rows,
     asText: table ? '' : `(Matched there as text, not word by word: ${ids.length} rows were too many to check.)`

@@ -124,6 +124,42 @@ describe('what the search leaves out, as the list does', () => {
         expect(found({ sources: ['api'] }), query).toEqual(only([]))
       }
       expect(s.listSessions({}).items.map((r) => r.id)).toEqual(['person'])
+      // hundreds of matching sessions (the filter reads the sessions that fail it, not each match's): the same answer
+      const db = rawDb(s)
+      const addSession = db.prepare('INSERT INTO sessions (id, source, started_at, hidden) VALUES (?, ?, ?, ?)')
+      const addMessage = db.prepare(
+        "INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, 'user', 'zephyr again: 東京タワー', ?)"
+      )
+      const visible: string[] = ['person']
+      const kanbanRuns: string[] = ['worker']
+      db.transaction(() => {
+        for (let i = 0; i < 320; i++) {
+          const id = `many${String(i).padStart(3, '0')}`
+          const source = i % 7 === 0 ? 'kanban' : 'cli'
+          const hidden = i % 11 === 0 ? 1 : 0
+          addSession.run(id, source, 1_700_000_000 + i, hidden)
+          addMessage.run(id, 1_700_000_000 + i)
+          if (!hidden) (source === 'cli' ? visible : kanbanRuns).push(id)
+        }
+      })()
+      // and messages whose session row is gone (another program's delete, foreign keys off): in no session's count
+      db.pragma('foreign_keys = OFF')
+      try {
+        for (let i = 0; i < 3; i++) addMessage.run(`gone${i}`, 1_700_001_000 + i)
+      } finally {
+        db.pragma('foreign_keys = ON')
+      }
+      for (const query of ['zephyr', '東京タ', '東京', 'zephyr AND 東京']) {
+        const r = s.searchFull({ query, limit: 200 })
+        expect([...r.sessions.keys()].sort(), query).toEqual(visible.sort())
+        expect(new Set(r.hits.map((h) => h.sessionId)).size, query).toBe(200)
+        expect(
+          r.hits.every((h) => visible.includes(h.sessionId)),
+          query
+        ).toBe(true)
+        const kanban = s.searchFull({ query, filters: { sources: ['kanban'] } })
+        expect([...kanban.sessions.keys()].sort(), query).toEqual(kanbanRuns.sort())
+      }
     } finally {
       s.close()
     }
