@@ -44,6 +44,8 @@ export interface ChildAgentHandle extends SteerableAgent {
   run(goal: string, opts: { signal?: AbortSignal; onText?: (text: string) => void }): Promise<ChildRunOutcome>
   /** The settings its session row records as `model_config` (the agent's, in upstream's keys). */
   modelConfig?(): Record<string, unknown>
+  /** The model it runs with, recorded on its session row at creation as upstream's child records its own. */
+  readonly model?: string | null
   /** Closes a child that will never run (its dispatch failed); a run closes its own child when it ends. */
   close?(): void | Promise<void>
 }
@@ -70,10 +72,11 @@ export async function createChildSession(
   parent: DelegationParent,
   id: string,
   goal: string,
-  settings: Record<string, unknown>
+  settings: Record<string, unknown>,
+  model: string | null = null
 ): Promise<string> {
   await store.createSession(id, 'delegate', {
-    model: null,
+    model,
     parentSessionId: parent.sessionId ?? null,
     modelConfig: { ...settings, _delegate_from: parent.sessionId ?? '' },
     title: null,
