@@ -64,7 +64,8 @@ export function newChildSessionId(): string {
 }
 
 /**
- * Create the child's session row: `source='delegate'`, parent link and `model_config` as upstream's child has it — the
+ * Create the child's session row: `source='subagent'` (the platform upstream's delegate tool gives its child; rows an
+ * earlier Caduceus wrote say `delegate`, and every reader takes both), parent link and `model_config` as upstream's child has it — the
  * child's own settings (`settings`) and the `_delegate_from` marker (§1.7).
  */
 export async function createChildSession(
@@ -75,7 +76,7 @@ export async function createChildSession(
   settings: Record<string, unknown>,
   model: string | null = null
 ): Promise<string> {
-  await store.createSession(id, 'delegate', {
+  await store.createSession(id, 'subagent', {
     model,
     parentSessionId: parent.sessionId ?? null,
     modelConfig: { ...settings, _delegate_from: parent.sessionId ?? '' },
