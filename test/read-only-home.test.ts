@@ -6,7 +6,17 @@
  * root: uid 65534; otherwise the home's folders are made read-only).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
 import { createHash } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,8 +32,10 @@ const base = mkdtempSync(join(tmpdir(), 'cad-ro-home-'))
 chmodSync(base, 0o777) // the other user's HOME, logs and data go here too
 const home = join(base, 'home')
 cpSync(FIXTURE, home, { recursive: true })
+mkdirSync(join(home, 'memories'))
+writeFileSync(join(home, 'memories/MEMORY.md'), 'the owner wrote this')
 execFileSync('chmod', ['-R', 'a+rX', home])
-const dirs = [home, join(home, 'profiles'), join(home, 'profiles/work')]
+const dirs = [home, join(home, 'profiles'), join(home, 'profiles/work'), join(home, 'memories')]
 if (!asRoot) for (const d of dirs) chmodSync(d, 0o555)
 afterAll(() => {
   for (const d of dirs) chmodSync(d, 0o755)
@@ -76,6 +88,18 @@ describe('a home this user can read but not write', () => {
     expect(sha(db)).toBe(before)
     expect(existsSync(`${db}-shm`) || existsSync(`${db}-wal`)).toBe(false)
     expect(copiesLeft()).toEqual([])
+
+    // the home's other files: what cannot be changed and why, not the EACCES of the step that failed first
+    const cron = cli('cron', 'add', 'every 1h', 'hello')
+    expect(cron.code).toBe(1)
+    expect(cron.stderr).toMatch(/cron\/jobs\.json cannot be changed: .*\/home is not writable by /)
+    expect(cron.stderr).not.toMatch(/EACCES|EPERM/)
+    const memory = cli('memory', 'reset', '--target', 'memory', '--yes')
+    expect(memory.stderr).toMatch(/MEMORY\.md cannot be changed: .*\/memories is not writable by /)
+    expect(readFileSync(join(home, 'memories/MEMORY.md'), 'utf8')).toBe('the owner wrote this')
+    const config = cli('memory', 'setup', 'holographic')
+    expect(config.stderr).toMatch(/config\.yaml cannot be changed: .*\/home is not writable by /)
+    expect(existsSync(join(home, 'cron')) || existsSync(join(home, 'config.yaml'))).toBe(false)
   })
 
   it.runIf(asRoot && existsSync(SYSTEM_PYTHON))(
@@ -125,6 +149,20 @@ describe('a home this user can read but not write', () => {
         const rename = await call('sessions.update', { profile: 'default', sessionId: 'future', title: 'x' })
         expect(rename.ok).toBe(false)
         expect(rename.error?.message).toMatch(/cannot be changed: its folder is not writable/)
+        // the Memory page, a cron job, Settings (config.yaml and the key in .env): each says what and why
+        const refusals = await Promise.all([
+          call('memory.edit', { op: 'add', profile: 'default', target: 'user', content: 'likes tea' }),
+          call('cron.create', { profile: 'default', schedule: 'every 1h', prompt: 'hello' }),
+          call('settings.update', { profile: 'default', model: 'other-model' }),
+          call('settings.update', { profile: 'default', apiKey: 'sk-test-key' })
+        ])
+        expect(refusals.map((r) => r.ok)).toEqual([false, false, false, false])
+        expect(refusals.map((r) => r.error?.message)).toEqual([
+          expect.stringMatching(/^USER\.md cannot be changed: .* is not writable by /),
+          expect.stringMatching(/^cron\/jobs\.json cannot be changed: .* is not writable by /),
+          expect.stringMatching(/^config\.yaml cannot be changed: .* is not writable by /),
+          expect.stringMatching(/^\.env cannot be changed: .* is not writable by /)
+        ])
       } finally {
         const exited = new Promise((r) => child.once('exit', r))
         child.kill('SIGTERM')

@@ -80,9 +80,9 @@ describe("non-finite numbers in upstream's JSONL", () => {
     const theirs = gold.export.map((l) => parsePyJson(l) as Rec)
     expect(ours.map((r) => r.id)).toEqual(theirs.map((r) => r.id))
     expect(ours.map(times)).toEqual(theirs.map(times))
-    expect(lines[0]).toContain('"ended_at":Infinity')
-    expect(lines[0]).toContain('"last_active":Infinity')
-    expect(lines[0]).toContain('"timestamp":-Infinity')
+    expect(lines[0]).toContain('"ended_at": Infinity')
+    expect(lines[0]).toContain('"last_active": Infinity')
+    expect(lines[0]).toContain('"timestamp": -Infinity')
   })
 
   it('reads the tokens only outside strings, and writes text that only looks like the marker as text', () => {

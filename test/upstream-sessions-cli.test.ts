@@ -67,8 +67,9 @@ const jsonl = (text: string) =>
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as Rec)
 const withOut = (c: Case, out: string) => c.flags.map((f) => (f === 'OUT' ? out : f))
-const profileFlags = (c: Case) => (c.profile === 'default' ? [] : ['--profile', c.profile])
-const label = (c: Case) => `${c.profile === 'default' ? '' : `[${c.profile}] `}${c.flags.join(' ') || '(no output)'}`
+const profileFlags = (c: Pick<Case, 'profile'>) => (c.profile === 'default' ? [] : ['--profile', c.profile])
+const label = (c: Pick<Case, 'profile' | 'flags'>) =>
+  `${c.profile === 'default' ? '' : `[${c.profile}] `}${c.flags.join(' ') || '(no output)'}`
 
 /** A record against upstream's: every field upstream wrote, equal, and nothing more but Caduceus's inactive rows. */
 function sameRecord(profile: string, r: Rec, lastActive: number | undefined) {
@@ -95,6 +96,24 @@ describe("sessions export writes what upstream's hermes sessions export writes, 
     if (c.flags.includes('--dry-run')) return expect(stdout).toBe('')
     expect(records.map((r) => r.id)).toEqual(c.ids)
     records.forEach((r, i) => sameRecord(c.profile, r, c.last_active?.[i]))
+  })
+
+  // scripts/golden/export_bytes.py: upstream's json.dumps text, separators, floats (`1500000000.0`) and key order
+  const BYTES = JSON.parse(readFileSync(join(gold, 'export-bytes.json'), 'utf8')) as {
+    cases: Array<{ profile: Case['profile']; flags: string[]; text: string }>
+  }
+  it.each(BYTES.cases.map((c) => [label(c), c] as const))('%s: the same bytes, line by line', async (_, c) => {
+    const { code, stdout } = await caduceus(['export', ...c.flags, ...profileFlags(c)])
+    expect(code).toBe(0)
+    const ours = stdout.split('\n')
+    const theirs = c.text.split('\n')
+    expect(ours.length).toBe(theirs.length)
+    // a record with inactive rows carries them as a last key of Caduceus's own: upstream's line up to its end
+    theirs.forEach((line, i) =>
+      ours[i]!.includes(`"${INACTIVE}": `)
+        ? expect(ours[i]!.startsWith(`${line.slice(0, -1)}, "${INACTIVE}": `)).toBe(true)
+        : expect(ours[i]).toBe(line)
+    )
   })
 
   it('refusals and misses say what upstream says (and exit non-zero, where upstream exits 0)', async () => {

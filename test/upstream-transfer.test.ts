@@ -420,8 +420,10 @@ describe('round trip: Caduceus export → upstream import → upstream export �
       const [mine] = cli.split('\n').filter(Boolean).map(pyView)
       const [theirs] = bread('upstream-export.jsonl').split('\n').filter(Boolean).map(pyView)
       expect(mine).toEqual(theirs)
-      // the file upstream's import read (golden) is still what Caduceus writes, and it stored every integer exact
+      // the file upstream's import read (golden) is still what Caduceus writes, and it stored every integer exact;
+      // it is upstream's own export, byte for byte (json.dumps separators, whole floats as `1.0`)
       expect(cli).toBe(bread('caduceus-export.jsonl'))
+      expect(cli).toBe(bread('upstream-export.jsonl'))
       const through = JSON.parse(bread('through-upstream.json'))
       expect(through.import).toMatchObject({ ok: true, imported: 1, errors: [] })
       expect([

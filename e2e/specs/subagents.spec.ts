@@ -33,6 +33,9 @@ test('a delegated child shows up live, takes a follow-up from the UI and can be 
   const { items } = await api<SubagentList>(host.url, 'subagents.list', { profile: 'work' })
   const child = items.find((i) => i.goal.includes('survey of open pull requests'))!
   await subagents.waitForState(child.childId, 'retained')
+  // the model it ran with (its dispatch names none: it inherits the parent's), from its session row — not "—"
+  expect(child.model).toBeTruthy()
+  await expect(subagents.row(child.childId)).toContainText(child.model!)
 
   const { estimate } = await subagents.startFollowUp(child.childId)
   expect(estimate).toMatch(/message|token|char/i)

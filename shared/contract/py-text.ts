@@ -271,7 +271,12 @@ const asciiJson = (s: string) =>
 
 /** `datetime.isoformat()` of an epoch (or a numeric string) in UTC with `Z`: whole seconds, or microseconds when any. */
 export function isoUtc(t: unknown, secondsOnly = false): string | null {
-  const n = typeof t === 'number' ? t : typeof t === 'string' && t.trim() !== '' ? Number(t) : NaN
+  const n =
+    typeof t === 'number' || t instanceof PyNumber
+      ? Number(t)
+      : typeof t === 'string' && t.trim() !== ''
+        ? Number(t)
+        : NaN
   if (!Number.isFinite(n)) return t == null ? null : String(t)
   // As datetime.fromtimestamp splits it: the exact fraction times 1e6, rounded half to even, a full second carried.
   // `n * 1e6` first would round at an epoch's magnitude (ulp 0.25 µs) and land a microsecond off upstream's text.

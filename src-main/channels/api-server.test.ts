@@ -295,7 +295,7 @@ describe('API server through the openai SDK', () => {
     expect(data.choices[0]!.message.content).toMatch(/The tool reported/)
     expect(data.choices[0]!.message.content).toMatch(/BANANA/)
     expect(count('SELECT COUNT(*) AS n FROM async_delegations')).toBe(before)
-    expect(count("SELECT COUNT(*) AS n FROM sessions WHERE source = 'delegate'")).toBeGreaterThan(0)
+    expect(count("SELECT COUNT(*) AS n FROM sessions WHERE source = 'subagent'")).toBeGreaterThan(0)
     // Nothing of the API-server binding leaks into the process after the turn.
     expect(asyncDeliverySupported()).toBe(true)
     expect(getSessionEnv('HERMES_SESSION_PLATFORM')).not.toBe('api_server')

@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { Document, isAlias, isMap, isScalar, isSeq, type Node, type Pair, type YAMLMap } from 'yaml'
 import { CaduceusError } from '@shared/contract'
 import { parsePyYaml, pyYamlTags } from './py-yaml'
-import { replaceFile } from '../files'
+import { refuseUnwritable, replaceFile } from '../files'
 
 type AnyPair = Pair<unknown, unknown>
 
@@ -226,8 +226,10 @@ export function rewriteConfigFile(
   const next = editYaml(text, edits)
   if (next === text && existsSync(path)) return
   // The file keeps its mode (a new one is 0600, as upstream's mkstemp makes it); one that now holds a key, 0700 at most.
-  replaceFile(path, next, {
-    modeOf: (existing) => (existing === null ? 0o600 : existing & 0o777) & (opts.secret ? 0o700 : 0o777),
-    followLinks: true
-  })
+  refuseUnwritable('config.yaml', () =>
+    replaceFile(path, next, {
+      modeOf: (existing) => (existing === null ? 0o600 : existing & 0o777) & (opts.secret ? 0o700 : 0o777),
+      followLinks: true
+    })
+  )
 }

@@ -277,6 +277,24 @@ describe('listSubagents cost of an unledgered child (issue 14 bug)', () => {
   })
 })
 
+describe('listSubagents model of a child its dispatch does not name', () => {
+  it("shows the model the child's session row records, not —", async () => {
+    const reg = createDelegationRegistry(a.store, { currentProfile: () => 'default' })
+    await a.store.createSession('p', 'desktop')
+    // a Caduceus dispatch: the manifest names no model (the child inherits the parent's); its usage records one
+    await a.store.createSession('cs-m', 'subagent', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
+    await a.store.recordUsage('cs-m', usage(0.01, 'child-model-1'))
+    await reg.persistDispatch({ delegationId: 'm', parentSessionId: 'p' })
+    await reg.recordDispatchedChildren('m', [{ subagent_id: 'sa-m', session_id: 'cs-m', model: null, goal: 'g' }])
+    const live = new LiveSubagentRegistry()
+    await a.store.createSession('cs-live', 'subagent', { parentSessionId: 'p', model: 'live-model' })
+    live.register({ subagentId: 'sa-live', agent: { sessionId: 'cs-live' }, profile: 'default', parentSessionId: 'p' })
+    const items = listSubagents([{ profile: 'default', store: a.store }], { profile: 'all' }, live).items
+    expect(items.find((i) => i.childId === 'sa-m')?.model).toBe('child-model-1')
+    expect(items.find((i) => i.childId === 'sa-live')?.model).toBe('live-model')
+  })
+})
+
 describe('estimateFollowUp', () => {
   it('sizes the transcript and never claims $0 for unpriced work', async () => {
     await a.store.createSession('c', 'delegate')

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { replaceFile } from '../files'
+import { refuseUnwritable, replaceFile } from '../files'
 import { withJobsLock } from './jobs-lock'
 import { isoWithOffset } from './schedule'
 import { timeZoneOf } from './time-zone'
@@ -108,6 +108,14 @@ function writeAtomic(home: string, file: JobsFile): void {
  * is written only when `fn` says it changed something (returns `{ changed: true }` via the second arg).
  */
 export async function updateJobs<T>(
+  home: string,
+  fn: (file: JobsFile, markChanged: () => void) => T | Promise<T>
+): Promise<T> {
+  // the folder, its lock and the file: a home this user cannot write refuses at the first, in words
+  return refuseUnwritable('cron/jobs.json', () => lockedUpdate(home, fn))
+}
+
+async function lockedUpdate<T>(
   home: string,
   fn: (file: JobsFile, markChanged: () => void) => T | Promise<T>
 ): Promise<T> {

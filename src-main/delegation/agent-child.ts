@@ -29,6 +29,7 @@ export function childHandleFromAgent(agent: TurnRunnerLike, model: string | null
     get sessionId() {
       return agent.sessionId
     },
+    model,
     steer: (text) => agent.steer(text),
     ...(agent.sessionModelConfig ? { modelConfig: () => agent.sessionModelConfig!() } : {}),
     interrupt: (reason) => agent.interrupt(reason),

@@ -44,6 +44,8 @@ export interface ChildAgentHandle extends SteerableAgent {
   run(goal: string, opts: { signal?: AbortSignal; onText?: (text: string) => void }): Promise<ChildRunOutcome>
   /** The settings its session row records as `model_config` (the agent's, in upstream's keys). */
   modelConfig?(): Record<string, unknown>
+  /** The model it runs with, recorded on its session row at creation as upstream's child records its own. */
+  readonly model?: string | null
   /** Closes a child that will never run (its dispatch failed); a run closes its own child when it ends. */
   close?(): void | Promise<void>
 }
@@ -62,7 +64,8 @@ export function newChildSessionId(): string {
 }
 
 /**
- * Create the child's session row: `source='delegate'`, parent link and `model_config` as upstream's child has it — the
+ * Create the child's session row: `source='subagent'` (the platform upstream's delegate tool gives its child; rows an
+ * earlier Caduceus wrote say `delegate`, and every reader takes both), parent link and `model_config` as upstream's child has it — the
  * child's own settings (`settings`) and the `_delegate_from` marker (§1.7).
  */
 export async function createChildSession(
@@ -70,10 +73,11 @@ export async function createChildSession(
   parent: DelegationParent,
   id: string,
   goal: string,
-  settings: Record<string, unknown>
+  settings: Record<string, unknown>,
+  model: string | null = null
 ): Promise<string> {
-  await store.createSession(id, 'delegate', {
-    model: null,
+  await store.createSession(id, 'subagent', {
+    model,
     parentSessionId: parent.sessionId ?? null,
     modelConfig: { ...settings, _delegate_from: parent.sessionId ?? '' },
     title: null,

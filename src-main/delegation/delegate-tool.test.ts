@@ -41,6 +41,7 @@ function makeDeps(extra: Partial<Parameters<typeof createDelegateDeps>[0]> = {})
       built.push(spec)
       return {
         sessionId: spec.sessionId,
+        model: 'm',
         steer: () => true,
         run: async (goal) => {
           if (gate) await gate
@@ -174,7 +175,8 @@ describe('background delegation', () => {
     const delegationId = out.delegation_id as string
     expect(delegationId).toMatch(/^deleg_[0-9a-f]{8}$/)
     const childSession = t.store.getSession(built[0].sessionId)!
-    expect(childSession.source).toBe('delegate')
+    expect(childSession.source).toBe('subagent') // upstream's child platform (tools/delegate_tool.py)
+    expect(childSession.model).toBe('m') // recorded at creation, as upstream's child row is: the Subagents page shows it
     expect(childSession.parentSessionId).toBe('parent')
     expect(JSON.parse(childSession.modelConfig!)._delegate_from).toBe('parent')
     await pool.drain()

@@ -78,7 +78,7 @@ beforeAll(async () => {
         maxIterations: spec.maxIterations,
         history: spec.history,
         gatewaySessionKey: '',
-        source: 'delegate'
+        source: 'subagent'
       })
       markSubagent(child, spec.depth, spec.subagentId)
       return childHandleFromAgent(child, runtime.model)
@@ -138,7 +138,7 @@ describe('delegation through a real agent and the scripted provider', () => {
     const [entry] = reg.listRetainedChildren()
     expect(entry.parentSessionId).toBe('parent-1')
     expect(t.store.getSession(entry.childSessionId)).toMatchObject({
-      source: 'delegate',
+      source: 'subagent',
       parentSessionId: 'parent-1'
     })
     childId = entry.childId

@@ -72,7 +72,8 @@ export async function prepareChildren(
     const built = await buildChild(deps.buildChild, spec)
     const settings = ('error' in built ? null : built.modelConfig?.()) ?? { max_iterations: maxIterations }
     try {
-      await createChildSession(deps.store, parent, spec.sessionId, task.goal, settings)
+      const model = 'error' in built ? null : (built.model ?? null)
+      await createChildSession(deps.store, parent, spec.sessionId, task.goal, settings, model)
     } catch (err) {
       if (!('error' in built)) await Promise.resolve(built.close?.()).catch(() => undefined)
       out.push({ spec, child: null, error: `could not create the child session: ${errorMessage(err)}` })

@@ -51,6 +51,15 @@ function transcript(store: DelegationDb, sessionId: string): { messages: number;
 }
 
 /**
+ * The model a child ran with: the dispatch's record when it names one, else the child's session row (written by whoever
+ * ran it — a Caduceus child inherits the parent's model and its manifest names none; upstream's records it at creation).
+ */
+function childModel(store: DelegationDb, named: string | null | undefined, childSessionId: string): string | null {
+  if (named) return named
+  return (childSessionId && store.getSession(childSessionId)?.model) || null
+}
+
+/**
  * A child's cost by the same rule the parent's cost breakdown and the Costs page use (costs/pieces.ts): its ledger
  * rows, or its own session cost when the ledger has none ("unledgered") — never "—" for a child the parent bills —
  * with price overrides applied and flagged.
@@ -158,7 +167,7 @@ export function listSubagents(
           state,
           rawState: r.state,
           goal: c.goal ?? '',
-          model: c.model,
+          model: childModel(store, c.model, c.childSessionId),
           dispatchedAt: r.dispatchedAt,
           completedAt: r.completedAt,
           retainedAt: r.retainedAt,
@@ -198,7 +207,7 @@ export function listSubagents(
         state: 'running',
         rawState: 'running',
         goal: l.goal ?? '',
-        model: l.model ?? null,
+        model: childModel(store, l.model, l.childSessionId ?? ''),
         dispatchedAt: l.startedAt ?? null,
         completedAt: null,
         retainedAt: null,

@@ -3,8 +3,10 @@
  * sees half of it, with the mode each file's owner rule gives it and, where asked, a symlink kept. Every writer of a
  * home's or the app's files that replaces one whole goes through it. Also: the files a deleted session leaves in
  * `<home>/sessions/`, removed as upstream removes them. And the one place "the file is not there" is told apart from a
- * file that cannot be read (`readFileIfExists`, `statIfExists`).
+ * file that cannot be read (`readFileIfExists`, `statIfExists`). A change this user may not make (a read-only mount, another user's home) refused in words
+ * (`refuseUnwritable`).
  */
 export { replaceFile } from './replace-file'
 export { removeSessionFiles } from './session-files'
 export { readFileIfExists, statIfExists } from './if-exists'
+export { refuseUnwritable } from './unwritable'

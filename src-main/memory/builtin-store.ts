@@ -16,7 +16,7 @@ import { errorCode, isNotFound } from '@shared/contract/errors'
 import { pyLen, pyStrip } from '@shared/contract/py-text'
 import { loadConfig } from '../config'
 import { withFlock } from '../scope'
-import { readFileIfExists, replaceFile } from '../files'
+import { readFileIfExists, refuseUnwritable, replaceFile } from '../files'
 import {
   blockedMessage,
   ENTRY_DELIMITER,
@@ -157,8 +157,10 @@ export function memoryFileProblems(home: string): string[] {
 export function writeEntries(home: string, target: MemoryTarget, entries: readonly string[]): void {
   assertTarget(target)
   const file = memoryFile(home, target)
-  mkdirSync(join(home, 'memories'), { recursive: true })
-  replaceFile(file, entries.join(ENTRY_DELIMITER), { modeOf: () => 0o600, followLinks: true })
+  refuseUnwritable(memoryFileName(target), () => {
+    mkdirSync(join(home, 'memories'), { recursive: true })
+    replaceFile(file, entries.join(ENTRY_DELIMITER), { modeOf: () => 0o600, followLinks: true })
+  })
 }
 
 /** How long a memory write waits for another process's lock before it is refused. */
@@ -197,6 +199,11 @@ export async function removeMemoryFile(home: string, target: MemoryTarget): Prom
 
 async function underMemoryLock<T>(home: string, target: MemoryTarget, fn: () => T): Promise<T> {
   assertTarget(target)
+  // its folder and lock file are made before any change: a home this user cannot write refuses here, in words
+  return refuseUnwritable(memoryFileName(target), () => lockedChange(home, target, fn))
+}
+
+async function lockedChange<T>(home: string, target: MemoryTarget, fn: () => T): Promise<T> {
   mkdirSync(join(home, 'memories'), { recursive: true })
   const lockFile = `${memoryFile(home, target)}.lock`
   const waitMs = lockWait()

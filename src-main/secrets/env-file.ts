@@ -3,7 +3,7 @@
  * touches process.env: each profile's secrets stay in its own scope (hermes-spec §4.3).
  */
 import { readFileSync, statSync } from 'node:fs'
-import { readFileIfExists, replaceFile } from '../files'
+import { readFileIfExists, refuseUnwritable, replaceFile } from '../files'
 import { join } from 'node:path'
 import { errorMessage } from '@shared/contract/errors'
 
@@ -249,8 +249,10 @@ export function updateEnvFile(path: string, name: string, value: string | null):
   if (value !== null && !written) kept.push(`${name}=${formatValue(value)}`)
   // An existing file keeps its owner and group bits (e.g. 0640 on a Docker volume), as upstream keeps its mode, but
   // is never left readable by everyone; a new one is 0600. A symlinked .env stays a symlink.
-  replaceFile(path, kept.length ? kept.join('\n') + '\n' : '', {
-    modeOf: (existing) => (existing === null ? 0o600 : existing & 0o770),
-    followLinks: true
-  })
+  refuseUnwritable('.env', () =>
+    replaceFile(path, kept.length ? kept.join('\n') + '\n' : '', {
+      modeOf: (existing) => (existing === null ? 0o600 : existing & 0o770),
+      followLinks: true
+    })
+  )
 }

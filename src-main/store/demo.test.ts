@@ -52,7 +52,7 @@ describe('writeDemoHome', () => {
       expect(
         q("SELECT count(*) AS n FROM sessions WHERE json_extract(model_config, '$._branched_from') IS NOT NULL")
       ).toBeGreaterThan(0)
-      expect(q("SELECT count(*) AS n FROM sessions WHERE source = 'delegate'")).toBeGreaterThan(0)
+      expect(q("SELECT count(*) AS n FROM sessions WHERE source = 'subagent'")).toBeGreaterThan(0)
       expect(q("SELECT count(*) AS n FROM messages WHERE role = 'tool'")).toBeGreaterThan(0)
       expect(q('SELECT count(*) AS n FROM messages WHERE reasoning IS NOT NULL')).toBeGreaterThan(0)
       expect(q("SELECT count(*) AS n FROM sessions WHERE cost_status = 'unknown'")).toBeGreaterThan(0)
@@ -79,7 +79,7 @@ describe('writeDemoHome', () => {
       expect(dl.filter((d) => d.state === 'running' || d.state === 'pending')).toEqual([])
       for (const d of dl)
         for (const c of JSON.parse(String(d.children_json)))
-          expect(store.getSession(c.session_id)?.source).toBe('delegate')
+          expect(store.getSession(c.session_id)?.source).toBe('subagent')
       expect(q('SELECT count(*) AS n FROM delegation_child_usage')).toBeGreaterThan(0)
       const page = SessionPage.parse(store.listSessions({ limit: 50 }))
       expect(page.items.length).toBe(50)

@@ -183,6 +183,19 @@ describe('branches and subagent runs', () => {
       own.close()
     }
   })
+  it("an unmarked child is a subagent run by either source: 'subagent' (upstream's, now Caduceus's) and 'delegate' (older Caduceus rows)", async () => {
+    const own = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
+    try {
+      await own.createSession('root', 'cli', { startedAt: at(1) })
+      await own.createSession('new', 'subagent', { parentSessionId: 'root', startedAt: at(2) })
+      await own.createSession('old', 'delegate', { parentSessionId: 'root', startedAt: at(3) })
+      expect(own.listSessions({ limit: 10 }).items.map((s) => s.id)).toEqual(['root'])
+      expect([own.summary('new')?.kind, own.summary('old')?.kind]).toEqual(['delegate', 'delegate'])
+      expect(own.summary('root')?.childCount).toBe(2)
+    } finally {
+      own.close()
+    }
+  })
 })
 
 describe('a page carried as JSON text', () => {

@@ -886,8 +886,13 @@ export class SessionStore {
     })
   }
 
-  /** Upstream export objects (one per session, or per compression chain with `lineage`), read-only. */
-  exportSessions(opts: { sessionId?: string; ids?: string[]; lineage?: boolean } = {}): Iterable<ExportRecord> {
+  /**
+   * Upstream export objects (one per session, or per compression chain with `lineage`), read-only; `floats`: whole
+   * REAL values as float PyNumbers (session-transfer.ts), for a JSONL export.
+   */
+  exportSessions(
+    opts: { sessionId?: string; ids?: string[]; lineage?: boolean; floats?: boolean } = {}
+  ): Iterable<ExportRecord> {
     return exportRecords(this.db, opts)
   }
   /**

@@ -38,11 +38,25 @@ const exactInt = (v: bigint): number | PyNumber => {
   return Number.isSafeInteger(n) ? n : new PyNumber(v.toString(), false)
 }
 
-const plain = (row: Record<string, unknown>) =>
+/**
+ * `floats`: a whole REAL value (a timestamp, a cost) as a float PyNumber, which a JSONL export writes as Python's
+ * `json.dumps` does (`1500000000.0`). Safe integers read INTEGER storage as bigint, so a plain number here is REAL.
+ * Off for the Markdown, HTML and trace exports, which read these values as numbers.
+ */
+const floatOf = (v: number, floats: boolean): number | PyNumber =>
+  floats && Number.isInteger(v) ? new PyNumber(`${v}.0`, true) : v
+
+const plain = (row: Record<string, unknown>, floats = false) =>
   Object.fromEntries(
     Object.entries(row).map(([k, v]) => [
       k,
-      Buffer.isBuffer(v) ? v.toString('base64') : typeof v === 'bigint' ? exactInt(v) : v
+      Buffer.isBuffer(v)
+        ? v.toString('base64')
+        : typeof v === 'bigint'
+          ? exactInt(v)
+          : typeof v === 'number'
+            ? floatOf(v, floats)
+            : v
     ])
   )
 
@@ -59,10 +73,10 @@ const exactJson = (text: string, fallback: unknown): unknown => {
   }
 }
 
-function sessionDict(db: Database.Database, id: string): Record<string, unknown> | null {
+function sessionDict(db: Database.Database, id: string, floats: boolean): Record<string, unknown> | null {
   const row = exactRows<AllColumns<typeof sessions>>(db, 'SELECT * FROM main.sessions WHERE id = ?').get(id)
   if (!row) return null
-  const out = plain(row)
+  const out = plain(row, floats)
   // The prompt travels as text: the importing home stores it in its own shape (hash table or inline column).
   if (out.system_prompt == null && typeof out.system_prompt_hash === 'string' && hasTable(db, 'system_prompts')) {
     out.system_prompt =
@@ -74,8 +88,8 @@ function sessionDict(db: Database.Database, id: string): Record<string, unknown>
 }
 
 /** One message as upstream's `get_messages` returns it. */
-function upstreamMessage(row: Record<string, unknown>): Record<string, unknown> {
-  const m = plain(row)
+function upstreamMessage(row: Record<string, unknown>, floats: boolean): Record<string, unknown> {
+  const m = plain(row, floats)
   if (typeof m.content === 'string' && m.content.startsWith(CONTENT_MARKER))
     m.content = exactJson(m.content.slice(CONTENT_MARKER.length), m.content) // undecodable: raw, as upstream
   if (m.tool_calls) m.tool_calls = exactJson(String(m.tool_calls), []) // [] for an unparseable value, as upstream
@@ -84,7 +98,8 @@ function upstreamMessage(row: Record<string, unknown>): Record<string, unknown> 
 
 function messagesOf(
   db: Database.Database,
-  id: string
+  id: string,
+  floats: boolean
 ): { active: Array<Record<string, unknown>>; inactive: Array<Record<string, unknown>> } {
   const hasActive = existingColumns(db, 'messages').has('active')
   const rows = exactRows<AllColumns<typeof messages>>(
@@ -93,14 +108,14 @@ function messagesOf(
   ).all(id)
   const active: Array<Record<string, unknown>> = []
   const inactive: Array<Record<string, unknown>> = []
-  for (const r of rows) (!hasActive || Number(r.active) === 1 ? active : inactive).push(upstreamMessage(r))
+  for (const r of rows) (!hasActive || Number(r.active) === 1 ? active : inactive).push(upstreamMessage(r, floats))
   return { active, inactive }
 }
 
-function exportOne(db: Database.Database, id: string): ExportRecord | null {
-  const dict = sessionDict(db, id)
+function exportOne(db: Database.Database, id: string, floats = false): ExportRecord | null {
+  const dict = sessionDict(db, id, floats)
   if (!dict) return null
-  const { active, inactive } = messagesOf(db, id)
+  const { active, inactive } = messagesOf(db, id, floats)
   return { ...dict, id, messages: active, ...(inactive.length ? { [INACTIVE_FIELD]: inactive } : {}) }
 }
 
@@ -155,8 +170,9 @@ export function resolveSessionId(db: Database.Database, prefix: string): string 
  */
 export function* exportRecords(
   db: Database.Database,
-  opts: { sessionId?: string; ids?: string[]; lineage?: boolean } = {}
+  opts: { sessionId?: string; ids?: string[]; lineage?: boolean; floats?: boolean } = {}
 ): Generator<ExportRecord> {
+  const floats = opts.floats === true
   const rows = opts.sessionId
     ? [{ id: opts.sessionId, last_active: undefined }]
     : opts.ids
@@ -170,7 +186,10 @@ export function* exportRecords(
       // Upstream's export_session_lineage: a session compression never continued is a lineage of one (segments too).
       const { chain, segments } = snapshot(db, () => {
         const ids = compressionChain(db, id).map((r) => r.id)
-        return { chain: ids, segments: ids.map((sid) => exportOne(db, sid)).filter((s): s is ExportRecord => !!s) }
+        return {
+          chain: ids,
+          segments: ids.map((sid) => exportOne(db, sid, floats)).filter((s): s is ExportRecord => !!s)
+        }
       })
       for (const sid of chain) covered.add(sid)
       if (segments.length > 0) {
@@ -187,8 +206,15 @@ export function* exportRecords(
         continue
       }
     }
-    const rec = snapshot(db, () => exportOne(db, id))
-    if (rec) yield last_active === undefined ? rec : { ...rec, last_active }
+    const rec = snapshot(db, () => exportOne(db, id, floats))
+    if (!rec) continue
+    if (last_active === undefined) yield rec
+    else {
+      // upstream's key order: the session's columns, `last_active` (REAL: a float to upstream), then its messages
+      const { messages: msgs, [INACTIVE_FIELD]: inactive, ...row } = rec
+      const after = inactive !== undefined ? { [INACTIVE_FIELD]: inactive } : {}
+      yield { ...row, last_active: floatOf(last_active, floats), messages: msgs, ...after } as ExportRecord
+    }
   }
 }
 

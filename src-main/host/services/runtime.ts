@@ -127,7 +127,7 @@ export async function wireRuntime(
           role: spec.role,
           model: spec.model,
           history: spec.history,
-          source: 'delegate',
+          source: 'subagent', // upstream's child platform; its row is created before (children.ts)
           ...(runtime.provider === 'demo' && demoUrl ? { baseUrlOverride: demoUrl } : {})
         })
         markSubagent(child, spec.depth, spec.subagentId)

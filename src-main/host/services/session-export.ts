@@ -3,7 +3,7 @@
  * the whole selection (export-html.ts). Shared by CLI and requests.
  */
 import { CaduceusError, maskUrlCredentials, type ExportFormat } from '@shared/contract'
-import { jsonLine } from '@shared/contract/py-text'
+import { pyJson } from '@shared/contract/py-text'
 import type { SessionStore } from '../../store'
 import { toMarkdown } from '../../store'
 import { redactForExport, type SecretMask } from '../../secrets'
@@ -64,6 +64,9 @@ function withoutUrlPassword<T extends Record<string, unknown>>(r: T): T {
   return out as T
 }
 
+/** A JSONL line as upstream's export writes it: `json.dumps(record, ensure_ascii=False)`, default separators. */
+const line = (v: unknown) => pyJson(v, { ensureAscii: false }) + '\n'
+
 /** Normalizes `--format` (`md` accepted); anything else is an error naming the formats. */
 export function exportFormat(v: string | undefined): ChunkFormat {
   if (v === undefined || v === 'jsonl') return 'jsonl'
@@ -88,15 +91,16 @@ export function* exportChunks(store: SessionStore, o: ExportOptions): Generator<
     throw new CaduceusError('invalid_input', 'user prompts export as jsonl or markdown, not html', 'format')
   const tally = o.tally ?? { sessions: 0, prompts: 0 }
   const held: Array<Record<string, unknown> & { id: string; messages: Array<Record<string, unknown>> }> = []
-  for (const raw of store.exportSessions({ sessionId: o.sessionId, ids: o.ids, lineage: o.lineage })) {
+  const floats = o.format === 'jsonl'
+  for (const raw of store.exportSessions({ sessionId: o.sessionId, ids: o.ids, lineage: o.lineage, floats })) {
     const rec = withoutUrlPassword(o.redact ? redactRecord(raw, o.redact) : raw)
     const prompts = o.onlyUserPrompts ? userPrompts(rec) : []
     tally.sessions++
     tally.prompts += prompts.length
     if (o.format === 'html' || (o.format === 'markdown' && o.onlyUserPrompts)) held.push(rec)
     else if (o.format === 'markdown') yield toMarkdown(rec) + '\n'
-    else if (o.onlyUserPrompts) for (const p of prompts) yield jsonLine(p) + '\n'
-    else yield jsonLine(rec) + '\n'
+    else if (o.onlyUserPrompts) for (const p of prompts) yield line(p)
+    else yield line(rec)
   }
   if (o.format === 'markdown' && o.onlyUserPrompts) yield promptsMarkdown(held)
   if (o.format === 'html') {

@@ -219,7 +219,7 @@ class ProfileWriter {
   }
 
   delegateChild(parentId: string, startedAt: number): string {
-    const id = this.conversation(startedAt + 120, parentId, { _delegate_from: parentId }, 'delegate')
+    const id = this.conversation(startedAt + 120, parentId, { _delegate_from: parentId }, 'subagent')
     void this.store.endSession(id, 'agent_close', startedAt + 900)
     return id
   }

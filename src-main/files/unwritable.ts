@@ -1,0 +1,58 @@
+/**
+ * A change to a home's file that this user cannot make — a read-only mount (a backup, a container volume), another
+ * user's home — said in words: what cannot be changed and why, as the store says it for state.db (store/read-copy.ts),
+ * not as the `EACCES: permission denied, mkdir '…/cron'` of whichever step (a folder, a lock file, the temp file
+ * beside the file) failed first. Other failures pass through as they are.
+ */
+import { accessSync, constants, existsSync } from 'node:fs'
+import { userInfo } from 'node:os'
+import { dirname } from 'node:path'
+import { CaduceusError } from '@shared/contract'
+
+const DENIED = new Set(['EACCES', 'EPERM', 'EROFS'])
+
+function userName(): string {
+  try {
+    return `user ${userInfo().username}`
+  } catch {
+    return 'this user' // a uid with no passwd entry (a container's): unnamed
+  }
+}
+
+/** The path the refusal names: the failing path when it is there and not writable, else its nearest existing folder. */
+function blocking(path: string): string {
+  let at = path
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at)
+  if (at === path) {
+    try {
+      accessSync(at, constants.W_OK)
+      return dirname(at) // the file is writable: its folder (where the temp file goes) is not
+    } catch {
+      return at // the file itself is not writable: name it
+    }
+  }
+  return at
+}
+
+/** `err` as the refusal of changing `what`, or null when it is not a permission or read-only-mount failure. */
+export function unwritableRefusal(err: unknown, what: string): CaduceusError | null {
+  const e = err as { code?: unknown; path?: unknown } | null
+  if (!e || typeof e.code !== 'string' || !DENIED.has(e.code)) return null
+  const where = typeof e.path === 'string' && e.path ? blocking(e.path) : 'its folder'
+  const why = e.code === 'EROFS' ? 'is on a read-only file system' : `is not writable by ${userName()}`
+  return new CaduceusError('refused', `${what} cannot be changed: ${where} ${why}. Nothing was changed.`)
+}
+
+/** Run the change `fn` to `what` (a file of a home), its permission failures refused in words (unwritableRefusal). */
+export function refuseUnwritable<T>(what: string, fn: () => T): T {
+  const refuse = (err: unknown): never => {
+    throw unwritableRefusal(err, what) ?? err
+  }
+  let out: T
+  try {
+    out = fn()
+  } catch (err) {
+    return refuse(err)
+  }
+  return out instanceof Promise ? (out.catch(refuse) as T) : out
+}
