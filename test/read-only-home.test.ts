@@ -172,4 +172,36 @@ describe('a home this user can read but not write', () => {
     },
     60_000
   )
+
+  // A backup on a read-only mount: a private mount namespace (root with CAP_SYS_ADMIN; skipped where there is none).
+  const canMount = asRoot && spawnSync('unshare', ['-m', 'true']).status === 0
+  it.runIf(canMount)(
+    'on a read-only mount: the list reads a copy, a state.db or jobs.json change is refused saying so',
+    () => {
+      const ro = mkdtempSync(join(tmpdir(), 'cad-ro-mount-'))
+      try {
+        cpSync(FIXTURE, ro, { recursive: true })
+        const cli = (...args: string[]) => `node bin/caduceus.mjs ${args.join(' ')} --home ${ro}; echo "exit $?"`
+        const script = [
+          `mount --bind ${ro} ${ro} && mount -o remount,bind,ro ${ro}`,
+          cli('sessions', 'list', '--profile', 'default', '--limit', '1'),
+          cli('sessions', 'rename', 'ancient', 'renamed'),
+          cli('cron', 'add', "'every 1h'", 'hello')
+        ].join('\n')
+        const r = spawnSync('unshare', ['-m', 'sh', '-c', script], { cwd: repo, env, encoding: 'utf8' })
+        const exits = [...r.stdout.matchAll(/^exit (\d+)$/gm)].map((m) => Number(m[1]))
+        expect(exits, r.stderr).toEqual([0, 1, 1])
+        expect(r.stdout).toContain('empty-bare') // the newest session, read from the copy
+        expect(r.stderr).toMatch(/Read-only: its folder is on a read-only file system/)
+        expect(r.stderr).toMatch(/state\.db cannot be changed: its folder is on a read-only file system/)
+        // Node's recursive mkdir says ENOENT there: the refusal asks the folder why
+        expect(r.stderr).toMatch(
+          /cron\/jobs\.json cannot be changed: .* is on a read-only file system\. Nothing was changed\./
+        )
+        expect(existsSync(join(ro, 'cron'))).toBe(false)
+      } finally {
+        rmSync(ro, { recursive: true, force: true })
+      }
+    }
+  )
 })

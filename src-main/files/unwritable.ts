@@ -34,12 +34,29 @@ function blocking(path: string): string {
   return at
 }
 
+/** Why this user may not write in `dir` (EROFS, EACCES, EPERM), or null when it may. */
+function deniedAt(dir: string): string | null {
+  try {
+    accessSync(dir, constants.W_OK)
+    return null
+  } catch (err) {
+    const code = (err as { code?: unknown }).code
+    return typeof code === 'string' && DENIED.has(code) ? code : null
+  }
+}
+
 /** `err` as the refusal of changing `what`, or null when it is not a permission or read-only-mount failure. */
 export function unwritableRefusal(err: unknown, what: string): CaduceusError | null {
-  const e = err as { code?: unknown; path?: unknown } | null
-  if (!e || typeof e.code !== 'string' || !DENIED.has(e.code)) return null
+  const e = err as { code?: unknown; path?: unknown; syscall?: unknown } | null
+  if (!e || typeof e.code !== 'string') return null
+  let code = e.code
+  // Node's recursive mkdir on a read-only mount reports ENOENT for the folder it could not make: ask the nearest
+  // existing folder why.
+  if (code === 'ENOENT' && e.syscall === 'mkdir' && typeof e.path === 'string')
+    code = deniedAt(blocking(e.path)) ?? code
+  if (!DENIED.has(code)) return null
   const where = typeof e.path === 'string' && e.path ? blocking(e.path) : 'its folder'
-  const why = e.code === 'EROFS' ? 'is on a read-only file system' : `is not writable by ${userName()}`
+  const why = code === 'EROFS' ? 'is on a read-only file system' : `is not writable by ${userName()}`
   return new CaduceusError('refused', `${what} cannot be changed: ${where} ${why}. Nothing was changed.`)
 }
 
