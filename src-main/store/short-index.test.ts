@@ -387,6 +387,35 @@ describe('short-text index: a message another program rewrites in place', () => 
     })
   })
 
+  it('a rewrite after another program checkpointed and restarted the WAL is named from its frames', async () => {
+    const { reg, s, watcher, other, first } = await home()
+    try {
+      other.close()
+      watcher.check()
+      const rows = watcher.stats.rowDiffs
+      // the system sqlite3 (upstream's SQLite): a checkpoint that restarts the WAL, an insert and an in-place rewrite
+      execFileSync('sqlite3', [
+        s.path,
+        `PRAGMA wal_checkpoint(TRUNCATE);
+        INSERT INTO messages (session_id, role, content, timestamp) VALUES ('b', 'user', '京都にも', 1);
+        UPDATE messages SET content = '奈良 tower' WHERE id = ${first};`
+      ])
+      watcher.check()
+      expect(watcher.stats.rowDiffs).toBe(rows + 1) // the frames named the rows: no recheck of every indexed row
+      expect(sessionsOf(reg, '東京').ids).toEqual([])
+      expect(sessionsOf(reg, '奈良').ids).toEqual(['a'])
+      expect(sessionsOf(reg, '京').ids).toEqual(['b'])
+      await settle(reg, watcher)
+      expect(rawDb(s).prepare('SELECT gram FROM cad_short_grams WHERE message_id = ?').pluck().all(first)).toEqual(
+        expect.arrayContaining(['奈', '奈良'])
+      )
+      expect(sessionsOf(reg, '東京').ids).toEqual([])
+    } finally {
+      watcher.stop()
+      reg.closeAll()
+    }
+  })
+
   it('where the WAL cannot say which rows a commit wrote, every indexed row is read by its text until rechecked', async () => {
     const { reg, s, watcher, other, second } = await home()
     try {
