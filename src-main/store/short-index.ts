@@ -345,7 +345,8 @@ export function markVerified(db: Database.Database): boolean {
   if (!hasTable(db, S)) return false
   const mark = messagesMark(db)
   const held = stmt<number>(db, `SELECT v FROM main.${S} WHERE k = 'verified'`).pluck().get()
-  if (mark === null || (held !== undefined && Number(held) === mark)) return false
+  // (a mark an older Caduceus recorded, without the segments: recorded again with them)
+  if (mark === null || (held !== undefined && Number(held) === mark && hasTable(db, F))) return false
   stmt(db, `INSERT OR REPLACE INTO main.${S} (k, v) VALUES ('verified', ?)`).run(mark)
   // and the FTS segments of this state, which tell the next open the rows written since (changedSinceVerified)
   const fts = markIndexes(db)?.[0]
