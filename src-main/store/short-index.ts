@@ -34,8 +34,12 @@ import { ftsSegments, newSegments, type Segment, segmentRowids, withTails } from
 
 const T = 'cad_short_grams'
 const S = 'cad_short_grams_state'
-/** The FTS index segments `messages` were last known to match in (markVerified), per index: JSON of fts-segments.ts's. */
-const F = 'cad_short_grams_fts'
+/**
+ * The state-table key of the FTS index segments `messages` were last known to match in (markVerified): a JSON text
+ * `{ fts, segments }` among the integers (a row of the table every index has, not a table of its own: a close never
+ * changes the file's schema).
+ */
+const F = 'verified_fts'
 /** Behind by more rows than this, a search scans everything rather than the index plus a long tail. */
 export const STALE_ROWS = 50_000
 /** Rows read per batch; the time budget is checked after every row, so a slice never overruns by a batch. */
@@ -301,22 +305,23 @@ const CHANGED_PAGES = 2000
  * The messages another program (or Caduceus) can have written since the index was last known to match them (the
  * state markVerified recorded), without reading one: every write to a message reaches upstream's FTS index through
  * its triggers, and lands in a segment that state's index did not hold (fts-segments.ts). Rows above `indexed_to` are
- * among them too (the catch-up's anyway); a deleted row may not be (a merge into the oldest level drops its entries),
- * which is harmless: its grams never answer, the search joins `messages`. Null when that cannot be told: nothing recorded, triggers gone, an index
- * rebuilt or merged past CHANGED_PAGES (re-read every row then).
+ * among them too (the catch-up's anyway); a deleted row may not be (a merge into the oldest level drops its
+ * entries), which is harmless: its grams never answer, the search joins `messages`. Null when that cannot be told:
+ * nothing recorded, triggers gone, an index rebuilt or merged past CHANGED_PAGES (re-read every row then).
  */
 export function changedSinceVerified(db: Database.Database): number[] | null {
-  if (!hasTable(db, S) || !hasTable(db, F)) return null
+  if (!hasTable(db, S)) return null
   const verified = stmt<number>(db, `SELECT v FROM main.${S} WHERE k = 'verified'`).pluck().get()
   const fts = markIndexes(db)?.[0]
   if (verified === undefined || !fts) return null
-  const held = stmt<string>(db, `SELECT segments FROM main.${F} WHERE fts = ?`).pluck().get(fts)
+  const held = stmt<unknown>(db, `SELECT v FROM main.${S} WHERE k = ?`).pluck().get(F)
   const now = ftsSegments(db, fts)
-  if (held === undefined || !now) return null
+  if (typeof held !== 'string' || !now) return null
   let before: Segment[]
   try {
-    before = JSON.parse(held) as Segment[]
-    if (!Array.isArray(before)) return null
+    const record = JSON.parse(held) as { fts?: unknown; segments?: unknown }
+    if (record.fts !== fts || !Array.isArray(record.segments)) return null
+    before = record.segments as Segment[]
   } catch {
     return null // not what markVerified wrote
   }
@@ -345,19 +350,15 @@ export function markVerified(db: Database.Database): boolean {
   if (!hasTable(db, S)) return false
   const mark = messagesMark(db)
   const held = stmt<number>(db, `SELECT v FROM main.${S} WHERE k = 'verified'`).pluck().get()
+  const recorded = stmt<unknown>(db, `SELECT v FROM main.${S} WHERE k = ?`).pluck().get(F)
   // (a mark an older Caduceus recorded, without the segments: recorded again with them)
-  if (mark === null || (held !== undefined && Number(held) === mark && hasTable(db, F))) return false
-  stmt(db, `INSERT OR REPLACE INTO main.${S} (k, v) VALUES ('verified', ?)`).run(mark)
+  if (mark === null || (held !== undefined && Number(held) === mark && recorded !== undefined)) return false
+  const set = stmt(db, `INSERT OR REPLACE INTO main.${S} (k, v) VALUES (?, ?)`)
+  set.run('verified', mark)
   // and the FTS segments of this state, which tell the next open the rows written since (changedSinceVerified)
   const fts = markIndexes(db)?.[0]
   const segments = fts ? ftsSegments(db, fts) : null
-  if (!hasTable(db, F)) db.exec(`CREATE TABLE IF NOT EXISTS main.${F} (fts TEXT PRIMARY KEY, segments TEXT NOT NULL)`)
-  stmt(db, `DELETE FROM main.${F}`).run()
-  if (fts && segments)
-    stmt(db, `INSERT INTO main.${F} (fts, segments) VALUES (?, ?)`).run(
-      fts,
-      JSON.stringify(withTails(db, fts, segments))
-    )
+  set.run(F, fts && segments ? JSON.stringify({ fts, segments: withTails(db, fts, segments) }) : 'null')
   return true
 }
 
