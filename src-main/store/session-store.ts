@@ -79,6 +79,7 @@ import {
   markVerified,
   Rechecks,
   recheckSlice,
+  changedSinceVerified,
   regram,
   shortIndexState,
   shortIndexStep,
@@ -289,6 +290,10 @@ export class SessionStore {
     try {
       if (shortIndexState(this.db, this.handle.shape) === null) return
       if (shortIndexVerified(this.db)) return void (this.verified = { conn: this.db, dv: this.dataVersion() })
+      // the rows written since it last matched, from upstream's FTS index (an upstream session's turns, its deletes,
+      // a hand edit): only those are read by their text, and their recheck verifies the index again
+      const changed = changedSinceVerified(this.db)
+      if (changed) return this.reread(changed, true)
     } catch {
       // unreadable now (a lock): not known to match
     }
@@ -526,9 +531,12 @@ export class SessionStore {
     if (this.rechecks.pending) this.scheduleRecheck()
   }
 
-  /** What noteRowsWritten notes, without starting the recheck slices (a store nobody watches runs none: below). */
-  private reread(rowids: number[] | null): void {
-    if (this.rechecks.note(rowids)) {
+  /**
+   * What noteRowsWritten notes, without starting the recheck slices (a store nobody watches runs none: below).
+   * `all`: `rowids` are every row that can differ from its grams, so their recheck ending verifies the index.
+   */
+  private reread(rowids: number[] | null, all = false): void {
+    if (this.rechecks.note(rowids) || all) {
       this.verified = null
       try {
         this.fullRecheck = this.db.open ? { conn: this.db, dv: this.dataVersion() } : null

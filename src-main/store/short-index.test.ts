@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { StoreRegistry } from './index'
 import { makeHome, upstream } from './test-fixtures/homes'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
-import { isShortTerm, shortIndexStep } from './short-index'
+import { changedSinceVerified, isShortTerm, markVerified, shortIndexStep } from './short-index'
 import { detectShape } from './shape'
 import { SessionWatcher } from './watcher'
 import { rawDb } from './test-fixtures/raw-db'
@@ -385,6 +385,141 @@ describe('short-text index: a message another program rewrites in place', () => 
       expect(sessionsOf(reg, '神戸')).toEqual({ ids: ['a'], fallback: expect.not.stringContaining('rewrote') })
       expect(sessionsOf(reg, '奈良').ids).toEqual([])
     })
+  })
+
+  it('a rewrite after another program checkpointed and restarted the WAL is named from its frames', async () => {
+    const { reg, s, watcher, other, first } = await home()
+    try {
+      other.close()
+      watcher.check()
+      const rows = watcher.stats.rowDiffs
+      // the system sqlite3 (upstream's SQLite): a checkpoint that restarts the WAL, an insert and an in-place rewrite
+      execFileSync('sqlite3', [
+        s.path,
+        `PRAGMA wal_checkpoint(TRUNCATE);
+        INSERT INTO messages (session_id, role, content, timestamp) VALUES ('b', 'user', '京都にも', 1);
+        UPDATE messages SET content = '奈良 tower' WHERE id = ${first};`
+      ])
+      watcher.check()
+      expect(watcher.stats.rowDiffs).toBe(rows + 1) // the frames named the rows: no recheck of every indexed row
+      expect(sessionsOf(reg, '東京').ids).toEqual([])
+      expect(sessionsOf(reg, '奈良').ids).toEqual(['a'])
+      expect(sessionsOf(reg, '京').ids).toEqual(['b'])
+      await settle(reg, watcher)
+      expect(rawDb(s).prepare('SELECT gram FROM cad_short_grams WHERE message_id = ?').pluck().all(first)).toEqual(
+        expect.arrayContaining(['奈', '奈良'])
+      )
+      expect(sessionsOf(reg, '東京').ids).toEqual([])
+    } finally {
+      watcher.stop()
+      reg.closeAll()
+    }
+  })
+
+  it('an upstream session while no Caduceus ran: the next open reads only the rows it wrote by their text', async () => {
+    const root = tempDir()
+    const path = join(root, 'state.db')
+    const run = async <T>(fn: (reg: StoreRegistry) => T | Promise<T>): Promise<T> => {
+      const reg = new StoreRegistry(root)
+      try {
+        return await fn(reg)
+      } finally {
+        reg.closeAll()
+      }
+    }
+    /** What a search of this run reads by text instead of the grams (every row above `before`, and `ids`). */
+    const byText = (reg: StoreRegistry) =>
+      (
+        reg.get('default') as unknown as { rechecks: { forSearch(): { before: number; ids: number[] } | null } }
+      ).rechecks.forSearch()
+    const [nara, kyoto] = await run(async (reg) => {
+      const s = reg.get('default')
+      await s.createSession('a', 'cli')
+      await s.appendMessages(
+        'a',
+        Array.from({ length: 40 }, (_, i) => ({ role: 'user' as const, content: `東京 ${i}` }))
+      )
+      return s.appendMessages('a', [
+        { role: 'user', content: '奈良に行きたい' },
+        { role: 'assistant', content: '京都もいい' }
+      ])
+    })
+    // upstream's SQLite (the system sqlite3): a session's turns, a deleted message, a hand edit in place
+    execFileSync('sqlite3', [
+      path,
+      `INSERT INTO sessions (id, source, started_at) VALUES ('u', 'cli', 1);
+      INSERT INTO messages (session_id, role, content, timestamp) VALUES ('u', 'user', '大阪の城', 1), ('u', 'assistant', 'ok', 2);
+      DELETE FROM messages WHERE id = ${kyoto};
+      UPDATE messages SET content = '神戸に行きたい' WHERE id = ${nara};`
+    ])
+    const bytes = readFileSync(path)
+    await run((reg) => {
+      expect(byText(reg)).toEqual({ before: Number.POSITIVE_INFINITY, ids: expect.arrayContaining([nara, kyoto]) })
+      expect(byText(reg)!.ids.length).toBeLessThan(10) // not the 40 rows nobody touched
+      expect(sessionsOf(reg, '奈良').ids).toEqual([])
+      expect(sessionsOf(reg, '神戸').ids).toEqual(['a'])
+      expect(sessionsOf(reg, '京都').ids).toEqual([])
+      expect(sessionsOf(reg, '大阪').ids).toEqual(['u'])
+      expect(sessionsOf(reg, '東京').ids).toEqual(['a'])
+    })
+    expect(readFileSync(path).equals(bytes)).toBe(true) // a one-shot search wrote nothing
+    // the app rechecks those rows, and its close leaves the mark: the run after it reads none by text
+    await run(async (reg) => {
+      const watcher = new SessionWatcher(reg.get('default'), () => undefined).start()
+      for (let i = 0; i < 100 && byText(reg); i++) await new Promise((r) => setTimeout(r, 30))
+      watcher.stop()
+      expect(byText(reg)).toBeNull()
+    })
+    await run((reg) => {
+      expect(byText(reg)).toBeNull()
+      expect(sessionsOf(reg, '神戸').ids).toEqual(['a'])
+      expect(sessionsOf(reg, '奈良').ids).toEqual([])
+    })
+  })
+
+  it('the rows named since the verified state hold every row written since, across FTS merges and reused segment ids', () => {
+    let seed = 11
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+    const db = new Database(makeHome(tempDir(), 21))
+    try {
+      const shape = detectShape(db)
+      db.prepare(`INSERT INTO sessions (id, source, started_at) VALUES ('s', 'cli', 1)`).run()
+      const add = db.prepare(`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s', 'user', ?, 1)`)
+      const say = () =>
+        Array.from(
+          { length: 1 + Math.floor(rnd() * 30) },
+          () => '東京 大阪 word 🎉 x'.split(' ')[Math.floor(rnd() * 5)]
+        ).join(' ')
+      for (let c = 0; c < 20; c++)
+        db.transaction(() => {
+          for (let i = 0; i < 10; i++) add.run(say())
+        })()
+      const rows = () => new Map(db.prepare<[], [number, string]>('SELECT id, content FROM messages').raw().all())
+      for (let round = 0; round < 6; round++) {
+        db.transaction(() => {
+          shortIndexStep(db, shape, { budgetMs: Number.POSITIVE_INFINITY })
+          markVerified(db)
+        })()
+        const before = rows()
+        // upstream's commits, one segment each, merged as FTS5 goes (segment ids freed and taken again)
+        for (let c = 0; c < 3 + round * 4; c++)
+          db.transaction(() => {
+            const ids = [...rows().keys()]
+            const id = ids[Math.floor(rnd() * ids.length)]!
+            const r = rnd()
+            if (r < 0.4) add.run(say())
+            else if (r < 0.7) db.prepare('UPDATE messages SET content = ? WHERE id = ?').run(say(), id)
+            else db.prepare('DELETE FROM messages WHERE id = ?').run(id)
+          })()
+        const named = new Set(changedSinceVerified(db))
+        const after = rows()
+        // (a deleted row's grams never answer: the search joins messages; a merge may drop its FTS entries for good)
+        const missed = [...before].filter(([id, text]) => after.has(id) && after.get(id) !== text && !named.has(id))
+        expect(missed).toEqual([])
+      }
+    } finally {
+      db.close()
+    }
   })
 
   it('where the WAL cannot say which rows a commit wrote, every indexed row is read by its text until rechecked', async () => {

@@ -30,9 +30,16 @@ import { hasTable, stmt } from './stmt-cache'
 import type { messages } from './schema'
 import type { HomeShape } from './shape'
 import { ftsMarkedStale } from './search-gap'
+import { ftsSegments, newSegments, type Segment, segmentRowids, withTails } from './fts-segments'
 
 const T = 'cad_short_grams'
 const S = 'cad_short_grams_state'
+/**
+ * The state-table key of the FTS index segments `messages` were last known to match in (markVerified): a JSON text
+ * `{ fts, segments }` among the integers (a row of the table every index has, not a table of its own: a close never
+ * changes the file's schema).
+ */
+const F = 'verified_fts'
 /** Behind by more rows than this, a search scans everything rather than the index plus a long tail. */
 export const STALE_ROWS = 50_000
 /** Rows read per batch; the time budget is checked after every row, so a slice never overruns by a batch. */
@@ -260,8 +267,24 @@ export const gramsLookup = (count: number): string =>
  * Any commit that touched messages changes it, inserts too: a mismatch only says "read the rows again to be sure".
  */
 export function messagesMark(db: Database.Database): number | null {
-  if (ftsMarkedStale(db)) return null
+  const indexes = markIndexes(db)
+  if (!indexes) return null
   const parts: string[] = []
+  for (const fts of indexes) {
+    const block = stmt<Buffer | null>(db, `SELECT block FROM main.${fts}_data WHERE id = 10`).pluck().get()
+    parts.push(`${fts}:${block ? block.toString('hex') : ''}`)
+  }
+  parts.push(String(lastId(db)))
+  // FNV-1a to 48 bits: the state table holds integers, and a chance collision only skips a recheck
+  let h = 0xcbf29ce484222325n
+  for (const c of Buffer.from(parts.join('|'))) h = ((h ^ BigInt(c)) * 0x100000001b3n) & 0xffffffffffffn
+  return Number(h)
+}
+
+/** The FTS indexes whose upstream triggers see every write to `messages` (messagesMark); null: none, or detached. */
+function markIndexes(db: Database.Database): string[] | null {
+  if (ftsMarkedStale(db)) return null
+  const out: string[] = []
   for (const fts of ['messages_fts', 'messages_fts_trigram']) {
     if (!hasTable(db, `${fts}_data`)) continue
     const trigger = stmt<number>(
@@ -270,16 +293,40 @@ export function messagesMark(db: Database.Database): number | null {
     )
       .pluck()
       .get(`${fts}_update`)
-    if (!trigger) continue
-    const block = stmt<Buffer | null>(db, `SELECT block FROM main.${fts}_data WHERE id = 10`).pluck().get()
-    parts.push(`${fts}:${block ? block.toString('hex') : ''}`)
+    if (trigger) out.push(fts)
   }
-  if (!parts.length) return null
-  parts.push(String(lastId(db)))
-  // FNV-1a to 48 bits: the state table holds integers, and a chance collision only skips a recheck
-  let h = 0xcbf29ce484222325n
-  for (const c of Buffer.from(parts.join('|'))) h = ((h ^ BigInt(c)) * 0x100000001b3n) & 0xffffffffffffn
-  return Number(h)
+  return out.length ? out : null
+}
+
+/** FTS leaf pages read at most to name the rows written since the verified state (~4 KB each). */
+const CHANGED_PAGES = 2000
+
+/**
+ * The messages another program (or Caduceus) can have written since the index was last known to match them (the
+ * state markVerified recorded), without reading one: every write to a message reaches upstream's FTS index through
+ * its triggers, and lands in a segment that state's index did not hold (fts-segments.ts). Rows above `indexed_to` are
+ * among them too (the catch-up's anyway); a deleted row may not be (a merge into the oldest level drops its
+ * entries), which is harmless: its grams never answer, the search joins `messages`. Null when that cannot be told:
+ * nothing recorded, triggers gone, an index rebuilt or merged past CHANGED_PAGES (re-read every row then).
+ */
+export function changedSinceVerified(db: Database.Database): number[] | null {
+  if (!hasTable(db, S)) return null
+  const verified = stmt<number>(db, `SELECT v FROM main.${S} WHERE k = 'verified'`).pluck().get()
+  const fts = markIndexes(db)?.[0]
+  if (verified === undefined || !fts) return null
+  const held = stmt<unknown>(db, `SELECT v FROM main.${S} WHERE k = ?`).pluck().get(F)
+  const now = ftsSegments(db, fts)
+  if (typeof held !== 'string' || !now) return null
+  let before: Segment[]
+  try {
+    const record = JSON.parse(held) as { fts?: unknown; segments?: unknown }
+    if (record.fts !== fts || !Array.isArray(record.segments)) return null
+    before = record.segments as Segment[]
+  } catch {
+    return null // not what markVerified wrote
+  }
+  const rows = segmentRowids(db, fts, newSegments(db, fts, before, now), CHANGED_PAGES)
+  return rows && [...rows]
 }
 
 /**
@@ -303,8 +350,15 @@ export function markVerified(db: Database.Database): boolean {
   if (!hasTable(db, S)) return false
   const mark = messagesMark(db)
   const held = stmt<number>(db, `SELECT v FROM main.${S} WHERE k = 'verified'`).pluck().get()
-  if (mark === null || (held !== undefined && Number(held) === mark)) return false
-  stmt(db, `INSERT OR REPLACE INTO main.${S} (k, v) VALUES ('verified', ?)`).run(mark)
+  const recorded = stmt<unknown>(db, `SELECT v FROM main.${S} WHERE k = ?`).pluck().get(F)
+  // (a mark an older Caduceus recorded, without the segments: recorded again with them)
+  if (mark === null || (held !== undefined && Number(held) === mark && recorded !== undefined)) return false
+  const set = stmt(db, `INSERT OR REPLACE INTO main.${S} (k, v) VALUES (?, ?)`)
+  set.run('verified', mark)
+  // and the FTS segments of this state, which tell the next open the rows written since (changedSinceVerified)
+  const fts = markIndexes(db)?.[0]
+  const segments = fts ? ftsSegments(db, fts) : null
+  set.run(F, fts && segments ? JSON.stringify({ fts, segments: withTails(db, fts, segments) }) : 'null')
   return true
 }
 

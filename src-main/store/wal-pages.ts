@@ -5,15 +5,21 @@
  * to). The watcher then compares those rows with its snapshot instead of every session (watcher-prints.ts); a deleted
  * row leaves no cell to read, so deletions are still found by the snapshot's row count.
  *
+ * A WAL restarted since (new salts, after a checkpoint) is read from its first frame when the restart lost nothing:
+ * the wal-index's change counter (iChange, which SQLite increments at every commit and never at a restart) has moved
+ * by exactly the commits among the new generation's frames, and the first salt by one (one restart). Otherwise a
+ * commit before the restart wrote frames nobody read, now checkpointed and overwritten.
+ *
  * Anything this cannot vouch for answers null, and the watcher compares every row as before: a home not in WAL mode,
- * a WAL restarted since (new salts: frames it never saw were checkpointed and overwritten), a wal-index it cannot read
+ * a WAL restarted with commits lost (above), a wal-index it cannot read
  * consistently, too many frames, or any written page that is neither a b-tree page nor an overflow page reached from
- * a leaf cell among the same frames or the freelist's first trunk page (a row rewritten in place with a value of the
- * same size writes only the overflow page that changed; a pointer-map page; a freelist trunk further down its list).
+ * a leaf cell among the same frames or the freelist (a row rewritten in place with a value of the same size writes
+ * only the overflow page that changed; a pointer-map page; a freelist page below a trunk the frames did not write).
  *
  * Layout (SQLite's file format): the WAL has a 32-byte header (page size at 8, salts at 16) and then frames of a
  * 24-byte header (page number at 0, salts at 8) and one page. The -shm wal-index starts with two copies of a 48-byte
- * header in native byte order (isInit at 12, mxFrame at 16, the salts at 32 as the WAL header has them), which agree
+ * header in native byte order (iChange at 8, isInit at 12, mxFrame at 16, the salts at 32 as the WAL header has
+ * them), which agree
  * whenever no writer is halfway through updating them.
  */
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs'
@@ -30,6 +36,8 @@ export interface WalMark {
   frames: number
   /** The database's size in pages (the wal-index's nPage). */
   pages: number
+  /** Commits so far (the wal-index's iChange, modulo 2^32; restarts leave it). */
+  commits: number
 }
 
 /** A database file's descriptors (state.db and its -shm) in this process, and how many watchers hold them. */
@@ -184,7 +192,8 @@ export function walMark(files: WalFiles): WalMark | null {
     if (!hdr.subarray(0, 48).equals(hdr.subarray(48, 96)) || hdr[12] !== 1) continue // a writer mid-update
     const frames = LE ? hdr.readUInt32LE(16) : hdr.readUInt32BE(16)
     const pages = LE ? hdr.readUInt32LE(20) : hdr.readUInt32BE(20)
-    return { salts: Buffer.from(hdr.subarray(32, 40)), frames, pages }
+    const commits = LE ? hdr.readUInt32LE(8) : hdr.readUInt32BE(8)
+    return { salts: Buffer.from(hdr.subarray(32, 40)), frames, pages, commits }
   }
   return null
 }
@@ -210,9 +219,16 @@ const BTREE = new Set([0x02, 0x05, 0x0a, TABLE_LEAF])
  */
 export function rowidsWritten(files: WalFiles, since: WalMark): number[] | null {
   const now = walMark(files)
-  if (!now || !now.salts.equals(since.salts) || now.frames < since.frames) return null
-  const count = now.frames - since.frames
-  if (count === 0) return []
+  if (!now) return null
+  // Restarted once (the first salt, big-endian as in the WAL header, one more): the new generation from its first
+  // frame, provided its commits are all the commits since (checked against its frames below).
+  const restarted = !now.salts.equals(since.salts)
+  if (restarted && now.salts.readUInt32BE(0) !== (since.salts.readUInt32BE(0) + 1) >>> 0) return null
+  const from = restarted ? { ...now, frames: 0 } : since
+  if (now.frames < from.frames) return null
+  const count = now.frames - from.frames
+  const commits = restarted ? (now.commits - since.commits) >>> 0 : null
+  if (count === 0) return commits ? null : []
   // An overflow page starts with the next one's number: below 2^25 pages its first byte (0 or 1) is never a b-tree
   // page's kind, which is what tells the two apart here.
   if (count > MAX_FRAMES || now.pages >= 0x2000000) return null
@@ -221,14 +237,23 @@ export function rowidsWritten(files: WalFiles, since: WalMark): number[] | null 
   const wal = openOrNull(`${files.dbPath}-wal`)
   if (wal === null) return null
   try {
-    return rowidsInFrames(files, since, count, wal)
+    return rowidsInFrames(files, from, count, wal, commits)
   } finally {
     closeSync(wal)
   }
 }
 
-/** rowidsWritten's reading of the `count` frames after `since` in the -wal open as `wal`. */
-function rowidsInFrames(files: WalFiles, since: WalMark, count: number, wal: number): number[] | null {
+/**
+ * rowidsWritten's reading of the `count` frames after `since` in the -wal open as `wal`; `commits`: how many commit
+ * frames they must hold (a restarted WAL's), else null.
+ */
+function rowidsInFrames(
+  files: WalFiles,
+  since: WalMark,
+  count: number,
+  wal: number,
+  commits: number | null
+): number[] | null {
   const header = preadFull(wal, 32, 0)
   if (!header || !header.subarray(16, 24).equals(since.salts)) return null
   const raw = header.readUInt32BE(8)
@@ -238,9 +263,11 @@ function rowidsInFrames(files: WalFiles, since: WalMark, count: number, wal: num
   const pages = new Map<number, Buffer[]>()
   const buf = preadFull(wal, count * frameSize, 32 + since.frames * frameSize)
   if (!buf) return null
+  let ends = 0
   for (let i = 0; i < count; i++) {
     const frame = buf.subarray(i * frameSize, (i + 1) * frameSize)
     if (!frame.subarray(8, 16).equals(since.salts)) return null // a frame of another generation: restarted
+    if (frame.readUInt32BE(4) !== 0) ends++ // a commit's last frame holds the database's size after it
     const pgno = frame.readUInt32BE(0)
     const list = pages.get(pgno) ?? []
     list.push(frame.subarray(24))
@@ -249,6 +276,7 @@ function rowidsInFrames(files: WalFiles, since: WalMark, count: number, wal: num
   // The header copy is read again: a restart rewrites it before any frame, so unchanged salts mean no frame read
   // above was being overwritten.
   if (!preadFull(wal, 32, 0)?.subarray(16, 24).equals(since.salts)) return null
+  if (commits !== null && ends !== commits) return null // a commit before the restart is not among these frames
   // Bytes each page reserves at its end (the database header's byte 20), which set where a cell's overflow begins.
   const reserved = pages.get(1)?.[0]?.[20] ?? files.readDb(1, 20)?.[0]
   if (reserved === undefined) return null
@@ -284,9 +312,22 @@ function rowidsInFrames(files: WalFiles, since: WalMark, count: number, wal: num
         }
       }
     }
-  // The freelist's first trunk page (the database header's offset 32): taking a free page, or freeing one, rewrites
-  // it and the header, and it holds page numbers, never a row.
-  for (const header of pages.get(1) ?? []) owned.add(header.readUInt32BE(32))
+  // The freelist's trunk pages (the first at the database header's offset 32, each naming the next) hold page numbers,
+  // never a row: taking a free page, or freeing one, rewrites one and the header. Those the frames wrote also name
+  // their free leaf pages, which a commit may write too (a page it took and gave back) and which hold no row either:
+  // a page that held a row is freed only by a commit that also rewrites or deletes that row's cell.
+  const trunks = (pages.get(1) ?? []).map((header) => header.readUInt32BE(32))
+  while (trunks.length) {
+    const pg = trunks.pop()!
+    if (pg === 0 || owned.has(pg)) continue
+    owned.add(pg)
+    for (const version of pages.get(pg) ?? []) {
+      const leaves = version.readUInt32BE(4)
+      if (8 + leaves * 4 > usable) return null // not a trunk page this reading understands
+      for (let i = 0; i < leaves; i++) owned.add(version.readUInt32BE(8 + i * 4))
+      trunks.push(version.readUInt32BE(0))
+    }
+  }
   for (const [pgno, versions] of pages) {
     if (owned.has(pgno)) continue
     for (const page of versions) if (!BTREE.has(page[pgno === 1 ? 100 : 0]!)) return null

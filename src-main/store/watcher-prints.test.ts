@@ -283,6 +283,58 @@ describe('SessionWatcher visible-columns diff', () => {
     }
   })
 
+  it('a WAL restarted with every earlier commit read is read from its first frame; one with a commit unread is not', () => {
+    const other = new Database(store.path)
+    try {
+      other.prepare(`UPDATE sessions SET title = 'one' WHERE id = 'a'`).run()
+      expect(watcher.check()).toEqual(['a'])
+      // checkpointed and restarted after the watcher read everything: the new generation holds every commit since
+      other.pragma('wal_checkpoint(TRUNCATE)')
+      other.prepare(`UPDATE sessions SET title = 'two' WHERE id = 'c'`).run()
+      other.prepare(`UPDATE sessions SET title = 'three' WHERE id = 'b'`).run()
+      let rows = watcher.stats.rowDiffs
+      expect(new Set(watcher.check())).toEqual(new Set(['b', 'c']))
+      expect(watcher.stats.rowDiffs).toBe(rows + 1) // the rows the frames hold, not every session compared
+      // a commit the watcher never read, then a restart that overwrote its frames: every row compared again
+      other.prepare(`UPDATE sessions SET title = 'lost' WHERE id = 'a'`).run()
+      other.pragma('wal_checkpoint(TRUNCATE)')
+      other.prepare(`UPDATE sessions SET title = 'four' WHERE id = 'c'`).run()
+      rows = watcher.stats.rowDiffs
+      expect(new Set(watcher.check())).toEqual(new Set(['a', 'c']))
+      expect(watcher.stats.rowDiffs).toBe(rows)
+    } finally {
+      other.close()
+    }
+  })
+
+  it('a commit that takes free pages and gives them back (written, left on the freelist) is read from its frames', () => {
+    const other = new Database(store.path)
+    try {
+      // a freelist: rows with overflow pages, deleted
+      other.transaction(() => {
+        for (let i = 0; i < 20; i++)
+          other
+            .prepare(`INSERT INTO sessions (id, source, started_at, title) VALUES (?, 'cli', 1, ?)`)
+            .run(`f${i}`, 'f'.repeat(5000))
+      })()
+      other.prepare(`DELETE FROM sessions WHERE id LIKE 'f%'`).run()
+      watcher.check()
+      // upstream's turn did this: a row that overflows written and gone again within one commit, beside its change
+      other.transaction(() => {
+        other
+          .prepare(`INSERT INTO sessions (id, source, started_at, title) VALUES ('tmp', 'cli', 1, ?)`)
+          .run('t'.repeat(9000))
+        other.prepare(`DELETE FROM sessions WHERE id = 'tmp'`).run()
+        other.prepare(`UPDATE sessions SET title = 'kept' WHERE id = 'b'`).run()
+      })()
+      const rows = watcher.stats.rowDiffs
+      expect(watcher.check()).toEqual(['b'])
+      expect(watcher.stats.rowDiffs).toBe(rows + 1)
+    } finally {
+      other.close()
+    }
+  })
+
   it('a commit of more frames than it reads falls back to every row', async () => {
     const other = new Database(store.path)
     try {
