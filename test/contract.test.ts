@@ -75,6 +75,24 @@ describe('contract', () => {
     expect(unknown).toMatchObject({ ok: false, error: { code: 'unknown_request' } })
   })
 
+  it('a list input validated once answers as its own parse would, repeated or not, whatever came before', async () => {
+    const list = (input: unknown) => host.dispatcher.invoke('sessions.list', input)
+    const invalid = (field: string) => ({ ok: false, error: { code: 'invalid_input', field } })
+    // refused every time, never kept
+    for (let i = 0; i < 2; i++) expect(await list({ profile: 'default', limit: 0 })).toMatchObject(invalid('limit'))
+    for (let i = 0; i < 2; i++) expect(await list({ profile: 'default', cursor: null })).toMatchObject({ ok: true })
+    // values whose JSON text is that of an input accepted above are still parsed on their own
+    expect(await list({ profile: 'default', cursor: Number.NaN })).toMatchObject(invalid('cursor'))
+    expect(await list({ profile: 'default', cursor: null, limit: -0 })).toMatchObject(invalid('limit'))
+    expect(await list({ profile: 'default', cursor: null, sort: undefined })).toMatchObject({ ok: true })
+    expect(await list({ profile: 'default', cursor: null, archived: undefined })).toMatchObject({ ok: true })
+    expect(await list({ profile: 'default', cursor: null, sources: [undefined] })).toMatchObject(invalid('sources.0'))
+    expect(await list({ profile: 'default', cursor: new Date(0) })).toMatchObject(invalid('cursor'))
+    // a refused cursor is refused each time: its plan is never kept
+    for (let i = 0; i < 2; i++)
+      expect(await list({ profile: 'default', cursor: 'bm90IGEgY3Vyc29y' })).toMatchObject(invalid('cursor'))
+  })
+
   it('a profile that does not exist is not_found for every profile-scoped read, not an empty answer', async () => {
     for (const [name, input] of [
       ['sessions.list', { profile: 'ghost' }],

@@ -1,6 +1,6 @@
 // Bulk actions and set export through the contract requests (`sessions.bulk`, `sessions.exportSet`) on real
 // state.db files in two profiles: each session gets its own result, one failure never hides the others.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -238,5 +238,37 @@ describe('rows a bulk action or an update returns', () => {
       pinned: false
     })
     expect(updated).toMatchObject({ customPrice: true, pinned: false })
+  })
+})
+
+describe("the list's custom prices", () => {
+  it('follow the settings file: a save, an edit by hand in place, a malformed file, its removal', async () => {
+    // the 'priced' session above (1M input tokens on my-llama, unpriced by upstream)
+    const row = async () =>
+      (
+        await call<{ items: Array<{ id: string; customPrice?: boolean; cost: { usd: number | null } }> }>(
+          'sessions.list',
+          { profile: 'default', idPrefix: 'priced' }
+        )
+      ).items[0]!
+    const file = join(home, 'caduceus', 'prices.json')
+    const price = (usd: number) =>
+      JSON.stringify({ overrides: [{ model: 'my-llama', inputPerMTok: usd, outputPerMTok: 0 }] })
+    await call('prices.set', {
+      overrides: [{ model: 'my-llama', baseUrl: '', inputPerMTok: 3, outputPerMTok: 3, cacheReadPerMTok: 0 }]
+    })
+    expect(await row()).toMatchObject({ customPrice: true, cost: { usd: 3 } })
+    writeFileSync(file, price(7)) // the same file, rewritten in place
+    expect(await row()).toMatchObject({ customPrice: true, cost: { usd: 7 } })
+    writeFileSync(file, price(12.5))
+    expect(await row()).toMatchObject({ customPrice: true, cost: { usd: 12.5 } })
+    writeFileSync(file, '{ not json')
+    expect(await row()).toMatchObject({ cost: { usd: null } })
+    expect((await row()).customPrice).toBeUndefined()
+    writeFileSync(file, price(2))
+    expect(await row()).toMatchObject({ customPrice: true, cost: { usd: 2 } })
+    rmSync(file)
+    expect((await row()).customPrice).toBeUndefined()
+    expect(await call('prices.get', {})).toEqual({ overrides: [] })
   })
 })

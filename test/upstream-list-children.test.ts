@@ -89,6 +89,17 @@ describe("the session list shows what upstream's list_sessions_rich shows", () =
     }
   })
 
+  it('the same inputs asked again, interleaved, answer as the first time (each input keeps its own statement)', async () => {
+    const inputs = [{}, { includeChildren: true }, { limit: 2 }, { includeChildren: true, limit: 2 }, { sort: 'title' }]
+    const ids = async (input: Record<string, unknown>) => (await list(input)).map((s) => s.id)
+    const first: string[][] = []
+    for (const input of inputs) first.push(await ids(input))
+    expect(first.slice(0, 2)).toEqual([U.list, U.list_children])
+    expect(first.slice(2, 4)).toEqual([U.list.slice(0, 2), U.list_children.slice(0, 2)])
+    for (let round = 0; round < 2; round++)
+      for (const [i, input] of inputs.entries()) expect(await ids(input)).toEqual(first[i])
+  })
+
   it('the session page names every child the list hides or shows: branches (legacy too), runs, others', async () => {
     type Refs = Record<'branches' | 'delegateChildren' | 'otherChildren', Array<{ id: string }>>
     const lineage = async (sessionId: string) => {

@@ -8,7 +8,7 @@ import { moneyFromMicros } from '@shared/contract/money'
 import { customUsd, ownPieces, querySource, tokensOf } from './pieces'
 import type { SessionStore } from '../store'
 
-function priceSummary<T extends SessionSummary>(store: SessionStore, s: T, overrides: PriceOverride[]): T {
+function priceSummary<T extends SessionSummary>(store: SessionStore, s: T, overrides: readonly PriceOverride[]): T {
   if (s.cost.complete) return s
   const src = querySource(store)
   const row = src.session(s.id)
@@ -18,18 +18,27 @@ function priceSummary<T extends SessionSummary>(store: SessionStore, s: T, overr
   return { ...s, cost: moneyFromMicros(pieces.map((p) => p.money)), customPrice: true }
 }
 
-/** Session rows (one profile's or all profiles'), priced where an override matches their unpriced usage. */
+/**
+ * Session rows (one profile's or all profiles'), priced where an override matches their unpriced usage. `overrides`
+ * may be the reader itself: a page whose every cost is complete never needs them, so the file is not even looked at.
+ */
 export function priceSessionRows<T extends SessionSummary>(
   storeOf: (profile: string) => SessionStore,
   items: T[],
-  overrides: PriceOverride[]
+  overrides: readonly PriceOverride[] | (() => readonly PriceOverride[])
 ): T[] {
-  if (!overrides.length) return items
-  return items.map((s) => (s.cost.complete ? s : priceSummary(storeOf(s.profile), s, overrides)))
+  if (items.every((s) => s.cost.complete)) return items
+  const o = typeof overrides === 'function' ? overrides() : overrides
+  if (!o.length) return items
+  return items.map((s) => (s.cost.complete ? s : priceSummary(storeOf(s.profile), s, o)))
 }
 
 /** A session's detail: its summary and each unpriced usage route. */
-export function priceSessionDetail(store: SessionStore, d: SessionDetail, overrides: PriceOverride[]): SessionDetail {
+export function priceSessionDetail(
+  store: SessionStore,
+  d: SessionDetail,
+  overrides: readonly PriceOverride[]
+): SessionDetail {
   if (!overrides.length || d.summary.cost.complete) return d
   const rows = querySource(store).modelRows(d.summary.id)
   const usage = d.usage.map((u): ModelUsage => {

@@ -107,7 +107,12 @@ export function modelMoney(r: ModelRecord): Money {
 }
 
 /** A user price for usage upstream left unpriced: dollars, or null when no override matches. */
-export function customUsd(overrides: PriceOverride[], model: string, baseUrl: unknown, t: Tokens): number | null {
+export function customUsd(
+  overrides: readonly PriceOverride[],
+  model: string,
+  baseUrl: unknown,
+  t: Tokens
+): number | null {
   const o = overrideFor(overrides, model, typeof baseUrl === 'string' ? baseUrl : '')
   return o ? priceTokens(o, t) : null
 }
@@ -116,7 +121,7 @@ export function customUsd(overrides: PriceOverride[], model: string, baseUrl: un
 const GAP_MICROS = 100
 
 /** A session's own spend as pieces: one per usage route, or one from its cost columns when it has none. */
-export function ownPieces(src: PieceSource, r: CostSessionRecord, overrides: PriceOverride[]): Piece[] {
+export function ownPieces(src: PieceSource, r: CostSessionRecord, overrides: readonly PriceOverride[]): Piece[] {
   const id = String(r.id)
   const rows = src.modelRows(id)
   const drafts: Draft[] = []
@@ -177,7 +182,7 @@ export function childPieces(
   store: SessionStore,
   src: PieceSource,
   parentId: string,
-  overrides: PriceOverride[],
+  overrides: readonly PriceOverride[],
   visited: Set<string> = new Set([parentId])
 ): ChildPieces[] {
   const out: ChildPieces[] = []

@@ -21,7 +21,7 @@ export function sessionCost(
   store: SessionStore,
   profile: string,
   sessionId: string,
-  overrides: PriceOverride[] = []
+  overrides: readonly PriceOverride[] = []
 ): SessionCost {
   const row = store.costRepo().session(sessionId)
   if (!row) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')

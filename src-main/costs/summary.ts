@@ -46,7 +46,7 @@ export function costSummary(
   },
   now = Date.now() / 1000,
   /** The user's prices for usage upstream left unpriced (applied here, at read time, never written back). */
-  overrides: PriceOverride[] = []
+  overrides: readonly PriceOverride[] = []
 ): CostSummary {
   const { since, sinceDay, untilDay } = period(query, now)
   const inView = (day: string) =>

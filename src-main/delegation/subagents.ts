@@ -68,7 +68,7 @@ function childMoney(
   store: DelegationDb,
   parentSessionId: string | null,
   childSessionId: string,
-  overrides: PriceOverride[]
+  overrides: readonly PriceOverride[]
 ): { cost: Money; tokens: Tokens; custom: boolean } {
   const none = { cost: NO_COST, tokens: ZERO_TOKENS(), custom: false }
   if (!childSessionId) return none
@@ -129,7 +129,7 @@ export function listSubagents(
   stores: ProfileStore[],
   query: SubagentQuery,
   live?: LiveSubagentRegistry,
-  overrides: PriceOverride[] = []
+  overrides: readonly PriceOverride[] = []
 ): SubagentList {
   const scope = query.profile ?? 'all'
   const selected = stores.filter((s) => scope === 'all' || s.profile === scope)

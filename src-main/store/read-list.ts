@@ -59,9 +59,73 @@ export function listSessionPage(
   profile: string,
   q: ListOptions = {}
 ): { page: SessionPage; keys: SortValue[] } {
+  const activity = refreshActivity(db)
+  const plan = planOf(activity, q)
+  const { limit, sql, args } = plan
+  if (plan.order) return sortedPage(db, profile, sql, args, limit, plan.order)
+  // One statement for the page: its rows come straight off the ordered walk (the filters read them anyway), and
+  // each row's facts (parent, delegate-child count, first user message if untitled) are read after the LIMIT,
+  // for the page's rows only: a LIMIT subquery on the left of a join is never flattened, so SQLite runs it as a
+  // co-routine that yields in walk order and the outer columns are computed per yielded row. A continuation's walk
+  // up its chain (`cad_chain`, sql.ts chainPathSql) is a column of the walk itself, computed once per row it yields
+  // (the index gives the order: no sort, so no row is computed that the LIMIT drops), which the outer query joins
+  // its root on and reads the root's title, flag and first message from — no query per chain row (#22). The LIMIT is a
+  // literal (an integer clamped above): SQLite 3.53's planner reads a bound LIMIT's value, which marks the
+  // statement for a full re-prepare on every bind — ~15% of a list request. The page reaches JS as one JSON text
+  // (json-rows.ts): handing its ~3,000 values over one by one cost more than reading them.
+  const rows = rowsViaJson<PageValues>(db, sql, PAGE_SELECT.length, args)
+  inWalkOrder(rows)
+  const more = rows.length > limit
+  const n = Math.min(rows.length, limit)
+  const items: SessionSummary[] = []
+  const learned: Array<[string, number]> = []
+  for (let i = 0; i < n; i++) {
+    const { row, previewFound, chain } = pageRow(rows[i])
+    if (previewFound !== null) learned.push([row.id, previewFound])
+    const s = toSummary(db, profile, row, Number(row.last_activity_at), chain)
+    items.push(s)
+  }
+  notePreviewSources(db, learned)
+  const last = n > 0 ? rows[n - 1] : undefined
+  return {
+    page: {
+      items,
+      nextCursor:
+        more && last ? encodeCursor([Number(last[PAGE_ACT]), Number(last[PAGE_ACT + 1]), String(last[0])]) : null
+    },
+    keys: []
+  }
+}
+
+/** A page's statement and its values: what `q` asks, found before any row is read. */
+interface Plan {
+  /** The list index's table the statement walks (activity-index.ts) */
+  activity: string
+  order: Order | null
+  limit: number
+  sql: string
+  args: unknown[]
+}
+
+/**
+ * Plans per validated input: the dispatcher hands a handler the same frozen object for the same input
+ * (host/dispatch/input-memo.ts), so the filters' SQL is put together once for it, not on every request — it is text
+ * and bound values taken from `q` alone, never anything read from the file. Any other `q` is planned each time.
+ */
+const plans = new WeakMap<ListOptions, Plan>()
+
+function planOf(activity: string, q: ListOptions): Plan {
+  const frozen = Object.isFrozen(q)
+  const kept = frozen ? plans.get(q) : undefined
+  if (kept && kept.activity === activity) return kept
+  const plan = planFor(activity, q)
+  if (frozen) plans.set(q, plan)
+  return plan
+}
+
+function planFor(activity: string, q: ListOptions): Plan {
   const order = sortOf(q)
   const limit = Math.max(1, Math.min(500, Math.floor(q.limit ?? 100)))
-  const activity = refreshActivity(db)
   const ACTIVITY = 'a.act'
   const where: string[] = []
   const args: unknown[] = []
@@ -87,45 +151,14 @@ export function listSessionPage(
       where.push(`(${SORT_SQL[order.sort]}, a.id) ${order.dir === 'desc' ? '<' : '>'} (?, ?)`)
       args.push(value, id)
     }
-    return sortedPage(db, profile, activity, where.join(' AND '), args, limit, order)
+    return { activity, order, limit, sql: sortedSql(activity, where.join(' AND '), limit, order), args }
   }
   if (q.cursor) {
     // Row-value comparison lets SQLite seek the expression index instead of re-scanning earlier pages.
     where.push(`(${ACTIVITY}, a.started, a.id) < (?, ?, ?)`)
     args.push(...decodeCursor(q.cursor))
   }
-  // One statement for the page: its rows come straight off the ordered walk (the filters read them anyway), and
-  // each row's facts (parent, delegate-child count, first user message if untitled) are read after the LIMIT,
-  // for the page's rows only: a LIMIT subquery on the left of a join is never flattened, so SQLite runs it as a
-  // co-routine that yields in walk order and the outer columns are computed per yielded row. A continuation's walk
-  // up its chain (`cad_chain`, sql.ts chainPathSql) is a column of the walk itself, computed once per row it yields
-  // (the index gives the order: no sort, so no row is computed that the LIMIT drops), which the outer query joins
-  // its root on and reads the root's title, flag and first message from — no query per chain row (#22). The LIMIT is a
-  // literal (an integer clamped above): SQLite 3.53's planner reads a bound LIMIT's value, which marks the
-  // statement for a full re-prepare on every bind — ~15% of a list request. The page reaches JS as one JSON text
-  // (json-rows.ts): handing its ~3,000 values over one by one cost more than reading them.
-  const rows = rowsViaJson<PageValues>(db, pageSql(activity, where, limit), PAGE_SELECT.length, args)
-  inWalkOrder(rows)
-  const more = rows.length > limit
-  const n = Math.min(rows.length, limit)
-  const items: SessionSummary[] = []
-  const learned: Array<[string, number]> = []
-  for (let i = 0; i < n; i++) {
-    const { row, previewFound, chain } = pageRow(rows[i])
-    if (previewFound !== null) learned.push([row.id, previewFound])
-    const s = toSummary(db, profile, row, Number(row.last_activity_at), chain)
-    items.push(s)
-  }
-  notePreviewSources(db, learned)
-  const last = n > 0 ? rows[n - 1] : undefined
-  return {
-    page: {
-      items,
-      nextCursor:
-        more && last ? encodeCursor([Number(last[PAGE_ACT]), Number(last[PAGE_ACT + 1]), String(last[0])]) : null
-    },
-    keys: []
-  }
+  return { activity, order, limit, sql: pageSql(activity, where, limit), args }
 }
 
 /**
@@ -208,18 +241,12 @@ function decodeSortCursor(c: string, o: Order): [SortValue, string] {
 function sortedPage(
   db: Database.Database,
   profile: string,
-  activity: string,
-  where: string,
+  sql: string,
   args: unknown[],
   limit: number,
   o: Order
 ): { page: SessionPage; keys: SortValue[] } {
-  const rows = rowsViaJson<[...PageValues, SortValue]>(
-    db,
-    sortedSql(activity, where, limit, o),
-    PAGE_SELECT.length + 1,
-    args
-  )
+  const rows = rowsViaJson<[...PageValues, SortValue]>(db, sql, PAGE_SELECT.length + 1, args)
   const more = rows.length > limit
   const n = Math.min(rows.length, limit)
   const items: SessionSummary[] = []

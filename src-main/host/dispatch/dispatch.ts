@@ -11,6 +11,13 @@ import { redact, redactDeep, type SecretMask } from '../../secrets'
 import { describeError } from '../log'
 import type { Logger } from '@shared/contract/log'
 import { withBusyRetry, type LockWait } from './busy-retry'
+import { parseOnce } from './input-memo'
+
+/**
+ * Requests whose input is validated once per distinct value (input-memo.ts): asked over and over with the same few
+ * inputs, on the hot path, and their schemas are pure (no transforms, no computed defaults) and read-only to the handler.
+ */
+const PARSED_ONCE: ReadonlySet<string> = new Set(['sessions.list'])
 
 /** One handler per request name; input is already parsed by the request's schema. */
 export type Handler<K extends RequestName> = (
@@ -56,7 +63,7 @@ export function createDispatcher(
       const key = name as RequestName
       const spec = requests[key]
       try {
-        const parsed = spec.input.safeParse(input ?? {})
+        const parsed = PARSED_ONCE.has(key) ? parseOnce(spec.input, input ?? {}) : spec.input.safeParse(input ?? {})
         if (!parsed.success) return { ok: false, error: zodToError(parsed.error) }
         const handler = handlers[key] as (input: unknown) => unknown
         const scope = (parsed.data as { profile?: unknown } | undefined)?.profile

@@ -75,7 +75,11 @@ export function sessionBulkHandlers(s: Services, maxExport = MAX_EXPORT_SET): Bu
       for (const r of sessions) results.push(await applyOne(s, action, r.profile, r.sessionId))
       // rows come back as sessions.list shows them: with the user's prices for unpriced usage
       const rows = results.flatMap((r) => (r.summary ? [r.summary] : []))
-      const priced = priceSessionRows((p) => s.stores.get(p), rows, readPriceOverrides(s.root))
+      const priced = priceSessionRows(
+        (p) => s.stores.get(p),
+        rows,
+        () => readPriceOverrides(s.root)
+      )
       let i = 0
       return { results: results.map((r) => (r.summary ? { ...r, summary: priced[i++]! } : r)) }
     },

@@ -23,11 +23,18 @@ const withNotice = (page: SessionPage, profile: string, notice: string | null): 
 
 export function sessionHandlers(s: Services): SessionHandlers {
   return {
-    'sessions.list': ({ profile, ...q }) => {
+    // `q` whole, as the dispatcher handed it: the same frozen object for the same input, which the list plans its
+    // statement by once (store/read-list.ts planOf); its `profile` is no list option and is ignored there.
+    'sessions.list': (q) => {
+      const profile = q.profile
       const one = profile === 'all' ? null : s.stores.get(profile)
       const page = one ? withNotice(one.listSessions(q), profile, one.notice) : s.stores.listAll(q)
       // the user's prices for unpriced usage (Settings → Prices), as on the Costs page
-      const items = priceSessionRows((p) => s.stores.get(p), page.items, readPriceOverrides(s.root))
+      const items = priceSessionRows(
+        (p) => s.stores.get(p),
+        page.items,
+        () => readPriceOverrides(s.root)
+      )
       return items === page.items ? page : { ...page, items }
     },
     'sessions.sources': ({ profile }) => ({
@@ -61,7 +68,11 @@ export function sessionHandlers(s: Services): SessionHandlers {
       const summary = store.summary(sessionId)
       if (!summary) throw notFound(profile, sessionId)
       // the row as sessions.list shows it, custom price included, so an update never drops that label
-      return priceSessionRows((p) => s.stores.get(p), [summary], readPriceOverrides(s.root))[0]!
+      return priceSessionRows(
+        (p) => s.stores.get(p),
+        [summary],
+        () => readPriceOverrides(s.root)
+      )[0]!
     }
   }
 }
