@@ -11,6 +11,7 @@ import { scanThemes, type AxeViolation } from '../fixtures/axe'
 import { startHost } from '../fixtures/host'
 import { AppShell } from '../page-models/app-shell'
 import { SessionsPage } from '../page-models/sessions-page'
+import { makeDeleteJournalHome } from '../../test/fixtures/journal-lock'
 
 /** A copy of the demo home plus a profile `corrupt` whose state.db is 8 KiB of 'A': not a database. */
 function demoWithCorruptProfile(): string {
@@ -118,22 +119,8 @@ test('the Sessions list and search name an unreadable profile and a newer-schema
   }
 })
 
-/**
- * The golden v21 home in a rollback journal (config `database.journal_mode: delete`, as upstream falls back where WAL
- * is unavailable): there another program's exclusive lock blocks readers too.
- */
-function journalHome(): string {
-  const home = mkdtempSync(join(tmpdir(), 'cad-e2e-locked-'))
-  cpSync(join(process.cwd(), 'test/fixtures/upstream/v21-two-profiles'), home, { recursive: true })
-  const db = new Database(join(home, 'state.db'))
-  db.pragma('journal_mode = DELETE')
-  db.close()
-  writeFileSync(
-    join(home, 'config.yaml'),
-    'model:\n  default: demo-model\n  provider: demo\n  base_url: http://127.0.0.1:0/v1\ndatabase:\n  journal_mode: delete\n'
-  )
-  return home
-}
+/** The golden v21 home in a rollback journal: there another program's exclusive lock blocks readers too. */
+const journalHome = () => makeDeleteJournalHome(mkdtempSync(join(tmpdir(), 'cad-e2e-locked-')))
 
 test('a profile another program holds locked: the page says so while it waits, then loads by itself', async ({
   page
