@@ -9,7 +9,7 @@ import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createHost } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
-import { jsonLine, parsePyJson, pyJson } from '../shared/contract/py-text'
+import { parsePyJson, pyJson } from '../shared/contract/py-text'
 
 const gold = JSON.parse(
   readFileSync(join(resolve(import.meta.dirname, '..'), 'test/fixtures/upstream/nonfinite/upstream.json'), 'utf8')
@@ -90,7 +90,9 @@ describe("non-finite numbers in upstream's JSONL", () => {
     const v = parsePyJson(text) as { a: string; b: number[]; c: number }
     expect(v.a).toBe('NaN Infinity " -Infinity')
     expect(v.b).toEqual([NaN, -Infinity, Infinity])
-    expect(jsonLine({ s: 'Infinity', n: -Infinity, z: NaN, k: 2 })).toBe('{"s":"Infinity","n":-Infinity,"z":NaN,"k":2}')
+    expect(pyJson({ s: 'Infinity', n: -Infinity, z: NaN, k: 2 })).toBe(
+      '{"s": "Infinity", "n": -Infinity, "z": NaN, "k": 2}'
+    )
     expect(() => parsePyJson('{"a": Infinit}')).toThrow()
     // json.dumps, as stored content is written: each token for its own value (an infinity was written NaN)
     expect(pyJson([Infinity, -Infinity, NaN])).toBe('[Infinity, -Infinity, NaN]')

@@ -67,27 +67,46 @@ export const pyStr = (v: unknown): string => (typeof v === 'string' ? v : pyRepr
 
 /**
  * `json.dumps(v)` with its default `, ` / `: ` separators; `ensureAscii` (Python's default) escapes every non-ASCII
- * character as `\uXXXX`; `sortKeys` as `sort_keys=True`. Floats in Python's exponent form (`1e-07`).
+ * character as `\uXXXX`; `sortKeys` as `sort_keys=True`; `indent` as `indent=n` (one item per line, `,` then the
+ * line break). Floats in Python's exponent form (`1e-07`); a PyNumber as its literal and a bigint as its digits (an
+ * integer past 2**53 keeps every digit).
  */
-export function pyJson(v: unknown, opts: { ensureAscii?: boolean; sortKeys?: boolean } = {}): string {
-  const { ensureAscii = true, sortKeys = false } = opts
+export function pyJson(v: unknown, opts: { ensureAscii?: boolean; sortKeys?: boolean; indent?: number } = {}): string {
+  const { ensureAscii = true, sortKeys = false, indent } = opts
   const str = (x: string) => (ensureAscii ? asciiJson(x) : JSON.stringify(x))
-  const dump = (x: unknown): string => {
+  // Python's item separator and the text before an item / a closing bracket at `depth`
+  const sep = indent === undefined ? ', ' : ','
+  const at = (depth: number) => (indent === undefined ? '' : `\n${' '.repeat(indent * depth)}`)
+  const items = (open: string, parts: string[], close: string, depth: number) =>
+    parts.length ? `${open}${parts.map((p) => at(depth + 1) + p).join(sep)}${at(depth)}${close}` : open + close
+  const dump = (x: unknown, depth: number): string => {
     if (x === null || x === undefined) return 'null'
     if (typeof x === 'string') return str(x)
     if (typeof x === 'number')
       return Number.isFinite(x) ? (Number.isInteger(x) ? String(x) : pyFloatRepr(x)) : nonFinite(x)
+    if (typeof x === 'bigint') return x.toString()
     if (x instanceof PyNumber) return x.isFloat ? pyFloatRepr(Number(x)) : x.text
     if (typeof x === 'boolean') return x ? 'true' : 'false'
-    if (Array.isArray(x)) return `[${x.map(dump).join(', ')}]`
+    if (Array.isArray(x))
+      return items(
+        '[',
+        x.map((y) => dump(y, depth + 1)),
+        ']',
+        depth
+      )
     if (typeof x === 'object') {
       const entries = Object.entries(x as Record<string, unknown>)
       if (sortKeys) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      return `{${entries.map(([k, y]) => `${str(k)}: ${dump(y)}`).join(', ')}}`
+      return items(
+        '{',
+        entries.map(([k, y]) => `${str(k)}: ${dump(y, depth + 1)}`),
+        '}',
+        depth
+      )
     }
     return str(String(x))
   }
-  return dump(v)
+  return dump(v, 0)
 }
 
 /** Python's json token for a number JSON has no text for (`allow_nan`, its default). */
@@ -95,38 +114,6 @@ const nonFinite = (n: number) => (Number.isNaN(n) ? 'NaN' : n > 0 ? 'Infinity' :
 
 /** Marks a non-finite number while JSON.stringify runs; the random part keeps any real text from matching it. */
 const MARK = `\u0000nonfinite-${Math.random().toString(36).slice(2)}-${Date.now().toString(36)}:`
-
-/**
- * `JSON.stringify(v)`, except that a non-finite number is written as Python's `json.dumps` writes it (`Infinity`,
- * `-Infinity`, `NaN`) instead of `null`: upstream's export writes a time stored as infinite that way, and its
- * import (Python's json) reads it back as that number, where `null` would drop it. A PyNumber is written as its
- * literal and a bigint as its digits (an integer past 2**53 read from the home: a JS number would round it, and a
- * rounded 2**63 - 1 no longer even fits the INTEGER column upstream's import binds it to). `indent`: as
- * `json.dumps(v, indent=n)` lays it out (upstream's Markdown export's JSON blocks).
- */
-export function jsonLine(v: unknown, indent?: number): string {
-  let marked = false
-  const text = JSON.stringify(
-    v,
-    function (this: Record<string, unknown>, k: string, x: unknown) {
-      // the holder's own value: a PyNumber's toJSON has already turned `x` into the nearest number
-      const own = this[k]
-      if (own instanceof PyNumber || typeof own === 'bigint') {
-        marked = true
-        return MARK + (typeof own === 'bigint' ? own.toString() : own.text)
-      }
-      if (typeof x !== 'number' || Number.isFinite(x)) return x
-      marked = true
-      return MARK + nonFinite(x)
-    },
-    indent
-  )
-  if (!marked) return text
-  const quoted = JSON.stringify(MARK).slice(0, -1) // the mark as JSON.stringify writes it, opening quote included
-  return text.replace(new RegExp(`${escapeRe(quoted)}(NaN|-?Infinity|-?[0-9][0-9.eE+-]*)"`, 'g'), '$1')
-}
-
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
  * A JSON number whose Python value a JavaScript number cannot tell: a float literal with a whole value (`2.0`, `1e3`,
@@ -145,7 +132,7 @@ export class PyNumber {
   }
   /**
    * A plain JSON.stringify writes the nearest number (never the object's fields); what must keep the literal writes it
-   * itself (`pyJson`, `jsonLine`).
+   * itself (`pyJson`).
    */
   toJSON(): number {
     return Number(this.text)

@@ -10,7 +10,7 @@
  * Caduceus's own `--format markdown` (readable, attachments as placeholders) is session-transfer.ts's toMarkdown.
  */
 import { createHash } from 'node:crypto'
-import { isoUtc, jsonLine, pyJson, pyStr, pyTruthy, PyNumber } from '@shared/contract/py-text'
+import { isoUtc, pyJson, pyStr, pyTruthy, PyNumber } from '@shared/contract/py-text'
 import {
   classifyStoredRow,
   foldedSummary,
@@ -54,8 +54,9 @@ function heading(m: Rec, kind: RowKind | null): string {
   return `### ${label}${at ? ` — ${at}` : ''}`
 }
 
-// json.dumps(v, indent=2) as upstream writes it: an integer past 2**53 to the digit, NaN and Infinity as Python's
-const block = (v: unknown) => '```json\n' + jsonLine(v, 2) + '\n```'
+// json.dumps(v, ensure_ascii=False, indent=2) as upstream writes it: an integer past 2**53 to the digit, NaN and
+// Infinity as Python's
+const block = (v: unknown) => '```json\n' + pyJson(v, { ensureAscii: false, indent: 2 }) + '\n```'
 const content = (c: unknown) => (c === null || c === undefined ? '' : typeof c === 'string' ? c.trimEnd() : block(c))
 
 function messagesText(s: Rec): string {
