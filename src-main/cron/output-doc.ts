@@ -5,6 +5,7 @@
  * `context_from`) and a user who opens the folder see the same file whichever program ran the job. What Caduceus
  * adds (warnings, the session) is kept on the job and shown on the Cron page, not in this file.
  */
+import { pyStr } from '@shared/contract/py-text'
 import type { RawJob } from './jobs-file'
 
 export interface DocHead {
@@ -18,13 +19,9 @@ export interface DocHead {
 const head = (h: DocHead, extra = '') =>
   `# Cron Job: ${h.name}${extra}\n\n**Job ID:** ${h.id}\n**Run Time:** ${h.runTime}\n`
 
-/** The schedule line as upstream prints `job.get('schedule_display', 'N/A')`: a missing key, Python's None, the text. */
+/** The schedule line as upstream prints `job.get('schedule_display', 'N/A')`: a missing key, else Python's str(). */
 export function scheduleLine(job: RawJob): string {
-  if (!('schedule_display' in job) || job.schedule_display === undefined) return 'N/A'
-  const v = job.schedule_display
-  if (v === null) return 'None'
-  if (typeof v === 'boolean') return v ? 'True' : 'False'
-  return typeof v === 'string' ? v : JSON.stringify(v)
+  return !('schedule_display' in job) || job.schedule_display === undefined ? 'N/A' : pyStr(job.schedule_display)
 }
 
 /** An agent run that ended with a reply (an empty one is written as upstream writes it, the run then counted failed). */
