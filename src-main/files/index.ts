@@ -4,9 +4,9 @@
  * home's or the app's files that replaces one whole goes through it. Also: the files a deleted session leaves in
  * `<home>/sessions/`, removed as upstream removes them. And the one place "the file is not there" is told apart from a
  * file that cannot be read (`readFileIfExists`, `statIfExists`). A change this user may not make (a read-only mount, another user's home) refused in words
- * (`refuseUnwritable`).
+ * (`refuseUnwritable`), and why this user may not write a path (`writeDenial`, which the store says of a state.db).
  */
 export { replaceFile } from './replace-file'
 export { removeSessionFiles } from './session-files'
 export { readFileIfExists, statIfExists } from './if-exists'
-export { refuseUnwritable } from './unwritable'
+export { refuseUnwritable, writeDenial } from './unwritable'

@@ -34,15 +34,28 @@ function blocking(path: string): string {
   return at
 }
 
-/** Why this user may not write in `dir` (EROFS, EACCES, EPERM), or null when it may. */
-function deniedAt(dir: string): string | null {
+/** Why this user may not write `path` (EROFS, EACCES, EPERM), or null when it may (or cannot tell: ENOENT…). */
+function deniedAt(path: string): string | null {
   try {
-    accessSync(dir, constants.W_OK)
+    accessSync(path, constants.W_OK)
     return null
   } catch (err) {
     const code = (err as { code?: unknown }).code
     return typeof code === 'string' && DENIED.has(code) ? code : null
   }
+}
+
+/** A denial code in words, after the path it names: "is on a read-only file system", "is not writable by user …". */
+const deniedWords = (code: string) =>
+  code === 'EROFS' ? 'is on a read-only file system' : `is not writable by ${userName()}`
+
+/**
+ * Why this user cannot write `path` itself, in those words; null when it can, or when the check cannot tell (no
+ * such file: the write itself says what is wrong). The store says it of a state.db (store/read-copy.ts).
+ */
+export function writeDenial(path: string): string | null {
+  const code = deniedAt(path)
+  return code && deniedWords(code)
 }
 
 /** `err` as the refusal of changing `what`, or null when it is not a permission or read-only-mount failure. */
@@ -56,8 +69,7 @@ export function unwritableRefusal(err: unknown, what: string): CaduceusError | n
     code = deniedAt(blocking(e.path)) ?? code
   if (!DENIED.has(code)) return null
   const where = typeof e.path === 'string' && e.path ? blocking(e.path) : 'its folder'
-  const why = code === 'EROFS' ? 'is on a read-only file system' : `is not writable by ${userName()}`
-  return new CaduceusError('refused', `${what} cannot be changed: ${where} ${why}. Nothing was changed.`)
+  return new CaduceusError('refused', `${what} cannot be changed: ${where} ${deniedWords(code)}. Nothing was changed.`)
 }
 
 /** Run the change `fn` to `what` (a file of a home), its permission failures refused in words (unwritableRefusal). */

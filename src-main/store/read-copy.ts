@@ -7,21 +7,11 @@
  * changes (`sourcePrint`), and refuses writes saying why. Once a program opens the original (its -shm is there),
  * SQLite reads it directly again and the store follows the original (session-store.ts `syncFile`).
  */
-import {
-  accessSync,
-  constants,
-  copyFileSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  statSync
-} from 'node:fs'
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { createHash } from 'node:crypto'
-import { tmpdir, userInfo } from 'node:os'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { writeDenial } from '../files'
 
 export interface ReadCopy {
   /** The private folder holding the copy (removed when the store lets go of it). */
@@ -39,20 +29,10 @@ const READONLY_CODES = /^SQLITE_(READONLY|CANTOPEN)/
 
 /** Why this user cannot write `path` or create files beside it (read-only file system, permissions); null if it can. */
 export function whyNotWritable(path: string): string | null {
-  for (const [p, what] of [
-    [dirname(path), 'its folder is'],
-    [path, 'it is']
-  ] as const) {
-    try {
-      accessSync(p, constants.W_OK)
-    } catch (why) {
-      const errno = (why as { code?: unknown }).code
-      if (errno === 'EROFS') return `${what} on a read-only file system`
-      if (errno === 'EACCES' || errno === 'EPERM') return `${what} not writable by ${userName()}`
-      // ENOENT (no state.db yet) and the like: the write itself says what is wrong
-    }
-  }
-  return null
+  const folder = writeDenial(dirname(path))
+  if (folder) return `its folder ${folder}`
+  const file = writeDenial(path)
+  return file && `it ${file}`
 }
 
 /**
@@ -65,14 +45,6 @@ export function copyReason(file: string, err: unknown): string | null {
   if (existsSync(`${file}-shm`)) return null
   const why = whyNotWritable(file)
   return why?.startsWith('its folder') ? why : null
-}
-
-function userName(): string {
-  try {
-    return `user ${userInfo().username}`
-  } catch {
-    return 'this user' // a uid with no passwd entry (a container's): unnamed
-  }
 }
 
 /** The original's state, state.db and its -wal: size and modification time of each (absent reads as '-'). */
