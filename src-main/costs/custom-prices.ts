@@ -20,15 +20,15 @@ function priceSummary<T extends SessionSummary>(store: SessionStore, s: T, overr
 
 /**
  * Session rows (one profile's or all profiles'), priced where an override matches their unpriced usage. `overrides`
- * may be the reader itself: a page whose every cost is complete never needs them, so the file is not even looked at.
+ * reads them: a page whose every cost is complete never needs them, so the file is not even looked at.
  */
 export function priceSessionRows<T extends SessionSummary>(
   storeOf: (profile: string) => SessionStore,
   items: T[],
-  overrides: readonly PriceOverride[] | (() => readonly PriceOverride[])
+  overrides: () => readonly PriceOverride[]
 ): T[] {
   if (items.every((s) => s.cost.complete)) return items
-  const o = typeof overrides === 'function' ? overrides() : overrides
+  const o = overrides()
   if (!o.length) return items
   return items.map((s) => (s.cost.complete ? s : priceSummary(storeOf(s.profile), s, o)))
 }

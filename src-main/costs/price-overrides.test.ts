@@ -137,12 +137,22 @@ describe('price overrides (Caduceus settings, applied at read time)', () => {
     await a.store.recordUsage('s', usage(null, 'my-llama'))
     await a.store.recordUsage('s', usage(0.5, 'gpt-x', 'https://api.openai.com/v1'))
     const rows = () => a.store.listSessions({}).items
-    expect(priceSessionRows(() => a.store, rows(), [])[0]!.cost).toMatchObject({ usd: 0.5, status: 'partial' })
+    expect(
+      priceSessionRows(
+        () => a.store,
+        rows(),
+        () => []
+      )[0]!.cost
+    ).toMatchObject({ usd: 0.5, status: 'partial' })
     await writePriceOverrides(a.home, [
       { model: 'my-llama', baseUrl: 'http://10.0.0.5:8000/v1', inputPerMTok: 2, outputPerMTok: 10, cacheReadPerMTok: 0 }
     ])
     const o = readPriceOverrides(a.home)
-    const [row] = priceSessionRows(() => a.store, rows(), o)
+    const [row] = priceSessionRows(
+      () => a.store,
+      rows(),
+      () => o
+    )
     expect(row).toMatchObject({ id: 's', cost: { usd: 4.5, status: 'estimated', complete: true }, customPrice: true })
     const d = priceSessionDetail(a.store, a.store.getSessionDetail('s')!, o)
     expect(d.summary).toMatchObject({ cost: { usd: 4.5 }, customPrice: true })
@@ -150,7 +160,13 @@ describe('price overrides (Caduceus settings, applied at read time)', () => {
     expect(d.usage.find((u) => u.model === 'gpt-x')!.customPrice).toBeUndefined()
     // an override for another endpoint does not apply
     const other = [{ ...o[0]!, baseUrl: 'http://elsewhere/v1' }]
-    expect(priceSessionRows(() => a.store, rows(), other)[0]!.cost.status).toBe('partial')
+    expect(
+      priceSessionRows(
+        () => a.store,
+        rows(),
+        () => other
+      )[0]!.cost.status
+    ).toBe('partial')
   })
 
   it('prices each usage row by its own tokens, endpoint included, so the rows add up to the own cost', async () => {
