@@ -3,6 +3,7 @@ import { pairResults } from '@shared/contract/tool-pairing'
 import { classifyRow, mergedSummaryOf, ROW_LABELS, rowText } from '@shared/contract/notice-rows'
 import { toolResultText } from '@shared/contract/tool-result-text'
 import type { Message, ProfileProblem, SearchHit, SessionDetail, SessionSummary } from '@shared/contract'
+import { showControls } from '@shared/contract/control-chars'
 
 /** `YYYY-MM-DD HH:MM` (UTC); a time no Date holds (an imported `1e13`) as its number, so one row never fails the list. */
 const when = (epochSeconds: number) =>
@@ -25,11 +26,7 @@ const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`
  * terminal an escape sequence — recolour or hide what follows, retitle the window, write the clipboard (OSC 52).
  * C1 controls (U+0080–U+009F, 8-bit CSI among them) become U+FFFD.
  */
-const terminalSafe = (text: string) =>
-  text.replace(/[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f]/g, (c) => {
-    const code = c.charCodeAt(0)
-    return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? '\u2421' : '\ufffd'
-  })
+const terminalSafe = (text: string) => showControls(text).replace(/\r/g, '\u240d') // a page keeps the CR, a terminal obeys it
 
 export function formatSessionList(items: SessionSummary[]): string {
   if (!items.length) return '(no sessions)'
