@@ -107,7 +107,10 @@ type SessionCounters = Pick<SessionRecord, 'messageCount' | 'endedAt'> & {
 export type LocalChangeListener = (change: { profile: string; sessionIds: string[] }) => void
 
 const handles = new WeakMap<SessionStore, StateDb>()
-/** How long a replaced file's old -wal/-shm may stay beside it before the store empties the old WAL and opens it. */
+/**
+ * How long a replaced file's old -wal/-shm may stay beside it before the store opens the new file beside them (the old
+ * WAL is emptied, and the old file let go of, at once).
+ */
 const STALE_SIDECARS_MS = 2000
 /** How long the store waits for a transaction on the old file that keeps its WAL from being emptied. */
 const STALE_SIDECARS_GIVE_UP_MS = 30_000
@@ -224,6 +227,11 @@ export class SessionStore {
   private staleSince: number | null = null
   /** Whether the replaced file's WAL was emptied into it (while its -wal/-shm sit beside the new file). */
   private oldWalEmptied = false
+  /**
+   * Set once the store has let go of a replaced file whose -wal/-shm still sit beside the new one (emptied, and the
+   * new file not opened yet): the store reads as a home without state.db until it opens the new file.
+   */
+  private leftReplaced = false
   /** The running write's handle (nested writes reuse it); null outside `write()`. */
   private tx: WriteTx | null = null
   /** The next catch-up slice of the short-text index (short-index.ts), while a write left it behind. */
@@ -603,9 +611,11 @@ export class SessionStore {
       this.sidecars = sidecars
       this.staleSince = null
       this.oldWalEmptied = false
+      this.leftReplaced = false // (let go of, then deleted too: the home without state.db it already reads as)
       return 'same'
     }
-    const change: FileChange = id === null ? 'deleted' : h.pending ? 'appeared' : 'replaced'
+    const change: FileChange =
+      id === null ? 'deleted' : this.leftReplaced ? 'replaced' : h.pending ? 'appeared' : 'replaced'
     // (A copy's connection never used the original's -wal/-shm.)
     const sharedSidecars =
       !h.readCopy && change !== 'appeared' && sidecars.some((s, i) => s !== undefined && s === this.sidecars[i])
@@ -622,10 +632,22 @@ export class SessionStore {
       // over) is the same hazard: the next state.db created there, by this store's next write or by another program,
       // would take the old file's frames for its own and bring back what was deleted. Nothing is coming to replace the
       // sidecars there, so no grace period: only the wait for the log to be emptied.
+      // Once the log is emptied, every handle on the old file goes at once, grace or not: the emptying checkpoint
+      // resets the wal-index header's frame count and salts but leaves its page count (nPage) at the old file's, and
+      // while a connection keeps the -shm mapped (holding its lock there) the next program to open the new file
+      // trusts that header rather than rebuild it from the empty log: a restored file larger than the old one then
+      // reads as "database disk image is malformed" (and upstream's SessionDB sets about repairing it). With no
+      // handle of this process on the -shm, that program is its first user again and rebuilds the index. During the
+      // grace the store reads as a home without state.db. (A foreign program still holding the old file keeps that
+      // header alive whatever this store does.)
       this.staleSince ??= Date.now()
-      this.oldWalEmptied ||= emptyOldWal(h.sqlite)
+      if (!this.leftReplaced) this.oldWalEmptied ||= emptyOldWal(h.sqlite)
       const waited = Date.now() - this.staleSince
       const grace = change === 'replaced' && waited < STALE_SIDECARS_MS
+      if (grace && this.oldWalEmptied && !this.leftReplaced) {
+        this.letGoOfOldFile()
+        this.leftReplaced = true
+      }
       if (grace || (!this.oldWalEmptied && waited < STALE_SIDECARS_GIVE_UP_MS))
         throw Object.assign(new Error(`${this.path} was replaced; waiting for its old -wal/-shm to go`), {
           code: 'SQLITE_BUSY_SWAP'
@@ -634,14 +656,10 @@ export class SessionStore {
     this.oldWalEmptied = false
     this.staleSince = null
     const old = h.sqlite
-    let placeholder: StateDb | null = null
-    if (sharedSidecars) {
-      // Every handle of this process on the old file closes before the new file's connection opens (beforeMove).
-      // Should the new file not open now, the store is a home without state.db until it does (the next look opens it).
-      for (const fn of this.movers) fn()
-      this.closeQuietly(old)
-      Object.assign(h, (placeholder = noFileYet(this.path, this.openOpts)))
-      this.countersStmt = null
+    let placeholder: Database.Database | null = null
+    if (sharedSidecars && !this.leftReplaced) {
+      this.letGoOfOldFile()
+      placeholder = h.sqlite
     }
     // openStateDb reads the path again: a second swap since the stat above just shows up as the next change.
     const fresh = openStateDb(this.path, this.openOpts)
@@ -653,6 +671,7 @@ export class SessionStore {
     const oldCopy = h.readCopy
     Object.assign(h, fresh)
     h.readCopy = fresh.readCopy
+    this.leftReplaced = false
     this.checkShortIndex() // another file: its index is checked as at an open
     this.sidecars = sidecarsOf(this.path)
     this.countersStmt = null
@@ -661,9 +680,20 @@ export class SessionStore {
     // SQLite sees the old file was unlinked or moved and neither checkpoints it nor deletes the -wal by name
     // (which would now be the new file's): closing it only drops the old inode.
     this.closeQuietly(old)
-    if (placeholder) this.closeQuietly(placeholder.sqlite)
+    if (placeholder) this.closeQuietly(placeholder)
     if (oldCopy) dropCopy(oldCopy)
     return change
+  }
+
+  /**
+   * Every handle of this process on the old file closes (beforeMove hooks, then the store's connection) before the new
+   * file's connection opens; until it does, the store is a home without state.db (the next look opens it).
+   */
+  private letGoOfOldFile(): void {
+    for (const fn of this.movers) fn()
+    this.closeQuietly(this.handle.sqlite)
+    Object.assign(this.handle, noFileYet(this.path, this.openOpts))
+    this.countersStmt = null
   }
 
   private closeQuietly(db: Database.Database): void {

@@ -71,8 +71,11 @@ function shmUserLockHolder(shm: string): number {
   return Number(execFileSync('/usr/bin/python3', ['-c', probe, shm], { encoding: 'utf8' }).trim())
 }
 
-/** A live home with sessions `a` and `b`, and a backup of the same profile holding `a` (retitled) and `c`. */
-async function homeWithBackup() {
+/**
+ * A live home with sessions `a` and `b`, and a backup of the same profile holding `a` (retitled) and `c`; `larger`:
+ * the backup also holds a table the live file lacks, with a 200 KB value (pages past the live file's last one).
+ */
+async function homeWithBackup({ larger = false } = {}) {
   const home = tempDir('cad-swap-')
   const path = join(home, 'state.db')
   const store = new SessionStore(path, { profile: 'default' })
@@ -84,6 +87,12 @@ async function homeWithBackup() {
   await backup.setTitle('a', 'from the backup')
   await backup.createSession('c', 'cli')
   backup.close() // checkpointed: the backup is one self-contained file
+  if (larger) {
+    const db = new Database(backup.path)
+    db.exec('CREATE TABLE extra (x BLOB)')
+    db.prepare('INSERT INTO extra VALUES (?)').run(Buffer.alloc(200_000, 7))
+    db.close()
+  }
   return { path, store, backup: backup.path }
 }
 
@@ -139,6 +148,49 @@ describe('a state.db replaced, deleted or created under a live store', () => {
     // and the next program to open the file would take itself for the -shm's only user and truncate it under this
     // process's mapping.
     expect(shmUserLockHolder(`${path}-shm`)).toBe(process.pid)
+  })
+
+  it("a restore larger than the old file, its -wal/-shm left: another program's append after this store emptied the old log, and this store's write after it, leave a file upstream's SQLite reads whole", async () => {
+    const { path, store, backup } = await homeWithBackup({ larger: true })
+    const files: string[] = []
+    open.push(new SessionWatcher(store, () => {}, { onFile: (c) => files.push(c) }).start())
+    await restoreBackup(backup, path, true)
+    // The check the watcher or a write makes: the old log is emptied into the old file, and the new file waits for
+    // the old -wal/-shm to go.
+    expect(() => store.syncFile()).toThrow(/waiting for its old -wal\/-shm/)
+    // Emptying the log left the wal-index's page count at the old file's: had this process kept the -shm mapped, the
+    // append would take the restored file for one of the old file's size ("database disk image is malformed").
+    const appended = execFileSync(process.execPath, [UPSTREAM_APPEND, path, 'c', 'written after the restore'], {
+      encoding: 'utf8'
+    })
+    expect(JSON.parse(appended).messageId).toBeGreaterThan(0)
+    await store.setTitle('c', 'renamed after the append')
+    await waitFor(() => files.length > 0)
+    expect(files).toEqual(['replaced'])
+    expect(ids(store)).toEqual(['a', 'c'])
+    // through upstream's SQLite (the system Python's): the whole file, the rows both programs wrote, the restored table
+    const seen = execFileSync(
+      '/usr/bin/python3',
+      [
+        '-c',
+        [
+          'import sqlite3, sys',
+          'db = sqlite3.connect(sys.argv[1])',
+          "print(db.execute('pragma integrity_check').fetchall())",
+          "print(db.execute('select id, title, message_count from sessions order by id').fetchall())",
+          "print(db.execute('select session_id, content from messages').fetchall())",
+          "print(db.execute('select length(x) from extra').fetchall())"
+        ].join('\n'),
+        path
+      ],
+      { encoding: 'utf8' }
+    )
+    expect(seen.trim().split('\n')).toEqual([
+      "[('ok',)]",
+      "[('a', 'from the backup', 0), ('c', 'renamed after the append', 1)]",
+      "[('c', 'written after the restore')]",
+      '[(200000,)]'
+    ])
   })
 
   it('a write that comes before any check goes to the restored file, not the unlinked one', async () => {
