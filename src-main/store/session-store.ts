@@ -228,10 +228,10 @@ export class SessionStore {
   /** Whether the replaced file's WAL was emptied into it (while its -wal/-shm sit beside the new file). */
   private oldWalEmptied = false
   /**
-   * Set once the store has let go of a replaced file whose -wal/-shm still sit beside the new one (emptied, and the
-   * new file not opened yet): the store reads as a home without state.db until it opens the new file.
+   * Set once the store has let go of a file whose -wal/-shm still sit beside the one at the path now (the new file not
+   * opened yet): the store reads as a home without state.db until it opens what is there.
    */
-  private leftReplaced = false
+  private leftOldFile = false
   /** The running write's handle (nested writes reuse it); null outside `write()`. */
   private tx: WriteTx | null = null
   /** The next catch-up slice of the short-text index (short-index.ts), while a write left it behind. */
@@ -611,11 +611,11 @@ export class SessionStore {
       this.sidecars = sidecars
       this.staleSince = null
       this.oldWalEmptied = false
-      this.leftReplaced = false // (let go of, then deleted too: the home without state.db it already reads as)
+      this.leftOldFile = false // (let go of, then deleted too: the home without state.db it already reads as)
       return 'same'
     }
     const change: FileChange =
-      id === null ? 'deleted' : this.leftReplaced ? 'replaced' : h.pending ? 'appeared' : 'replaced'
+      id === null ? 'deleted' : this.leftOldFile ? 'replaced' : h.pending ? 'appeared' : 'replaced'
     // (A copy's connection never used the original's -wal/-shm.)
     const sharedSidecars =
       !h.readCopy && change !== 'appeared' && sidecars.some((s, i) => s !== undefined && s === this.sidecars[i])
@@ -641,26 +641,21 @@ export class SessionStore {
       // grace the store reads as a home without state.db. (A foreign program still holding the old file keeps that
       // header alive whatever this store does.)
       this.staleSince ??= Date.now()
-      if (!this.leftReplaced) this.oldWalEmptied ||= emptyOldWal(h.sqlite)
+      if (!this.leftOldFile) this.oldWalEmptied ||= emptyOldWal(h.sqlite)
       const waited = Date.now() - this.staleSince
       const grace = change === 'replaced' && waited < STALE_SIDECARS_MS
-      if (grace && this.oldWalEmptied && !this.leftReplaced) {
+      const wait = grace || (!this.oldWalEmptied && waited < STALE_SIDECARS_GIVE_UP_MS)
+      // Let go once, kept through a failed open of the new file (the next look opens it without another wait).
+      if (!this.leftOldFile && (this.oldWalEmptied || !wait)) {
         this.letGoOfOldFile()
-        this.leftReplaced = true
+        this.leftOldFile = true
       }
-      if (grace || (!this.oldWalEmptied && waited < STALE_SIDECARS_GIVE_UP_MS))
+      if (wait)
         throw Object.assign(new Error(`${this.path} was replaced; waiting for its old -wal/-shm to go`), {
           code: 'SQLITE_BUSY_SWAP'
         })
     }
-    this.oldWalEmptied = false
-    this.staleSince = null
-    const old = h.sqlite
-    let placeholder: Database.Database | null = null
-    if (sharedSidecars && !this.leftReplaced) {
-      this.letGoOfOldFile()
-      placeholder = h.sqlite
-    }
+    const old = h.sqlite // the old file's connection, or the placeholder that stood in for it since the let-go
     // openStateDb reads the path again: a second swap since the stat above just shows up as the next change.
     const fresh = openStateDb(this.path, this.openOpts)
     if (change === 'appeared' && !fresh.shape.tables.has('sessions')) {
@@ -671,7 +666,9 @@ export class SessionStore {
     const oldCopy = h.readCopy
     Object.assign(h, fresh)
     h.readCopy = fresh.readCopy
-    this.leftReplaced = false
+    this.leftOldFile = false
+    this.oldWalEmptied = false
+    this.staleSince = null
     this.checkShortIndex() // another file: its index is checked as at an open
     this.sidecars = sidecarsOf(this.path)
     this.countersStmt = null
@@ -680,7 +677,6 @@ export class SessionStore {
     // SQLite sees the old file was unlinked or moved and neither checkpoints it nor deletes the -wal by name
     // (which would now be the new file's): closing it only drops the old inode.
     this.closeQuietly(old)
-    if (placeholder) this.closeQuietly(placeholder)
     if (oldCopy) dropCopy(oldCopy)
     return change
   }
