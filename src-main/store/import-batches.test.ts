@@ -2,13 +2,14 @@
 // program's writer (upstream's own SessionDB, in its own process) gets in while a large import runs, the event loop
 // turns between batches, and a retried or failed batch never miscounts. Structure is asserted (batch sizes, turns,
 // where the foreign row landed), not timing; bench/ measures the stalls.
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SessionStore } from './index'
+import { UPSTREAM_APPEND } from './test-fixtures/spawn-writer'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 
 const UPSTREAM = process.env.HERMES_UPSTREAM ?? '/work/upstream'
@@ -264,5 +265,44 @@ except Exception as e:
     expect(db.prepare("SELECT count(*) FROM sessions WHERE id LIKE 'imp-%'").pluck().get()).toBe(n)
     expect(db.prepare('SELECT count(*) FROM messages').pluck().get()).toBe(n * 20)
     expect(db.pragma('quick_check', { simple: true })).toBe('ok')
+  })
+
+  it("a restore that leaves the old -wal/-shm, between two batches: the import's connection lets go of the old file with the store's, so another program's append to the restored file works", async () => {
+    const { path, store } = await home()
+    // a backup larger than the live file (a table and 200 KB it lacks): its pages run past the old file's last one
+    const live = new Database(path)
+    await live.backup(`${path}.bak`)
+    live.close()
+    const bak = new Database(`${path}.bak`)
+    bak.exec('CREATE TABLE extra (x BLOB)')
+    bak.prepare('INSERT INTO extra VALUES (?)').run(Buffer.alloc(200_000, 7))
+    bak.close()
+    let appended: string | null = null
+    const off = store.onLocalChange(() => {
+      if (appended !== null) return
+      appended = ''
+      // after the first batch: upstream's snapshot restore (the -wal/-shm stay), the watcher's check (the old log
+      // emptied into the old file; the new file waits for the old -wal/-shm to go), then another program's append
+      renameSync(`${path}.bak`, path)
+      expect(() => store.syncFile()).toThrow(/waiting for its old -wal\/-shm/)
+      try {
+        appended = execFileSync(process.execPath, [UPSTREAM_APPEND, path, 'seed', 'mid-import'], {
+          encoding: 'utf8',
+          stdio: 'pipe'
+        })
+      } catch (err) {
+        appended = String((err as { stderr?: string }).stderr ?? err)
+      }
+    })
+    const summary = await store.importJsonl(jsonl(201, 1), 10_000)
+    off()
+    expect(appended).toMatch(/"messageId":/)
+    expect(summary).toMatchObject({ imported: 201, skipped: 0 })
+    const db = new Database(path, { readonly: true })
+    open.push(db)
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
+    expect(db.prepare("SELECT count(*) FROM sessions WHERE id LIKE 'imp-%'").pluck().get()).toBe(201)
+    expect(db.prepare("SELECT content FROM messages WHERE session_id = 'seed'").pluck().all()).toEqual(['mid-import'])
+    expect(db.prepare('SELECT length(x) FROM extra').pluck().get()).toBe(200_000)
   })
 })

@@ -63,6 +63,8 @@ export interface ImportTarget {
   retryMs: () => number
   /** The identity of the file at the store's path now (open.ts fileAt), null when none. */
   fileId: () => string | null
+  /** Runs `fn` when the store lets go of its file (SessionStore.beforeMove); returns the unregister. */
+  beforeMove: (fn: () => void) => () => void
 }
 
 /** The file at the store's path is no longer the one the import's connection writes (a backup restored by rename). */
@@ -109,9 +111,14 @@ export async function importInBatches(
     conn.pragma('synchronous = NORMAL')
     // The WAL is copied back into the database after each commit in a turn of its own (below), not inside COMMIT.
     conn.pragma('wal_autocheckpoint = 0')
-    return { conn, id: target.fileId() }
+    // A restore that leaves the old -wal/-shm beside the new file: the store lets go of the old file (never inside
+    // this connection's transaction, which keeps the old log from being emptied), and this connection goes with it,
+    // or its hold on the -shm would keep the old wal-index alive for the next program to open the new file. The next
+    // transaction then finds the file replaced and starts over there.
+    const off = target.beforeMove(() => conn.close())
+    return { conn, id: target.fileId(), off }
   }
-  let { conn: db, id: fileId } = await open()
+  let { conn: db, id: fileId, off: leave } = await open()
   let from = 0
   let restarts = 0
   let longGap = performance.now()
@@ -133,8 +140,9 @@ export async function importInBatches(
           // What went before is in the file that was replaced: the whole file is imported again into the one now at
           // the path (sessions it already holds are skipped), and the summary counts that import only.
           restarts++
+          leave()
           db.close()
-          ;({ conn: db, id: fileId } = await open())
+          ;({ conn: db, id: fileId, off: leave } = await open())
           Object.assign(summary, { imported: 0, skipped: 0, detached: 0, ignoredFields: {} })
           summary.errors.length = reported
           from = 0
@@ -160,6 +168,7 @@ export async function importInBatches(
       }
     }
   } finally {
+    leave()
     db.close()
   }
 }

@@ -954,7 +954,8 @@ export class SessionStore {
         write: (fn) => this.write(fn),
         connect: () => openImportConnection(this.path, this.openOpts.nativeBinding),
         retryMs: () => this.queue.budgetMs,
-        fileId: () => fileAt(this.path)?.id ?? null
+        fileId: () => fileAt(this.path)?.id ?? null,
+        beforeMove: (fn) => this.beforeMove(fn)
       },
       records,
       summary
