@@ -426,11 +426,13 @@ export class SessionStore {
   }
 
   /**
-   * Runs `fn` right before the store opens a replacement file beside the old file's -wal/-shm (upstream's snapshot
-   * restore leaves them): the two files then share one -shm, and POSIX drops every lock this process holds on it when
-   * any of its descriptors on it closes — a handle on the old file closed after the new file's connection opened
-   * would leave that connection without its locks (another program would then take itself for the -shm's only user
-   * and truncate and rebuild it under this process's mapping). So every handle on the old file goes first.
+   * Runs `fn` when the store lets go of a file another one was put in place of, beside the old file's -wal/-shm
+   * (upstream's snapshot restore leaves them): once the old log is emptied, well before the new file opens. The two
+   * files then share one -shm, and POSIX drops every lock this process holds on it when any of its descriptors on it
+   * closes — a handle on the old file closed after the new file's connection opened would leave that connection
+   * without its locks (another program would then take itself for the -shm's only user and truncate and rebuild it
+   * under this process's mapping). And a handle kept on the old file keeps the old wal-index header alive for the
+   * next program to open the new file (syncFile). So every handle on the old file goes first, and at once.
    */
   beforeMove(fn: () => void): () => void {
     this.movers.add(fn)
