@@ -13,6 +13,9 @@ import { formatSessionShow } from '../src-main/host/cli/format'
 import { displayContent } from '../src-main/store/content-codec'
 import { toMarkdown } from '../src-main/store/session-transfer'
 import { exportHtml } from '../src-main/host/services/export-html'
+import { createElement } from 'react'
+import { renderToStaticMarkup } from 'react-dom/server'
+import { ToolOutput } from '../src-renderer/pages/session/ToolOutput'
 
 interface Row {
   role: string
@@ -403,5 +406,85 @@ describe('control characters in what upstream stored', () => {
     expect(html).not.toMatch(NO_CONTROL)
     expect(html).toContain('Done: \u241b[32mgreen\u241b[0m means ok.')
     expect(html).toContain('nul:\u2400:end')
+  })
+})
+
+// search_files past the plain `matches` list (scripts/golden/tool_results_search.py): from five matches upstream
+// writes them as one path-grouped `matches_text` block, `output_mode: "count"` as `counts`, and a search cut short
+// gets a `[Hint: …]` line after its JSON. The transcript, `caduceus sessions show` and the exports read the first two
+// as a field dump (the model's format note included) and the third as the raw JSON text.
+describe('search_files results upstream groups, counts or cuts short', () => {
+  const found = JSON.parse(
+    readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results-search/rows.json'), 'utf8')
+  ) as { session: string; rows: Row[] }
+  const text = (n: number) => found.rows.find((x) => x.tool_call_id === `call_search_${n}`)!.content!
+  const at = (n: number) => parseToolResult(text(n), 'search_files')
+  const HINT = /^\[Hint: Results truncated\. Use offset=\d+ to see more/
+
+  it('lists grouped matches as the plain list lists them: file, line, text', () => {
+    const v = at(1)
+    expect(v).toMatchObject({ kind: 'list', total: 7, empty: 'No matches' })
+    if (v.kind !== 'list') throw new Error(v.kind)
+    expect(v.items).toHaveLength(7)
+    expect(v.items[2]).toEqual({ text: 'src/app.ts', detail: 'line 4', snippet: "export const café = greet('Zoë')" })
+    // a match's indentation is its own; only the separator after the line number goes
+    expect(v.items[5]).toEqual({
+      text: 'src/greet.py',
+      detail: 'line 9',
+      snippet: '    return [greet(n) for n in names]'
+    })
+    expect(toolResultText(text(1), 'search_files')).toMatchObject({
+      status: '7 matches',
+      lines: expect.arrayContaining(['- src/greet.py · line 13', '        print(greet(sys.argv[1]))'])
+    })
+    expect(toolResultText(text(1), 'search_files').lines.join('\n')).not.toContain('path-grouped')
+  })
+
+  it('reads a search cut short as its list, with what the tool said about the rest', () => {
+    for (const [n, shown, total] of [
+      [3, 3, 13],
+      [4, 6, 9]
+    ] as const) {
+      const v = at(n)
+      if (v.kind !== 'list') throw new Error(v.kind)
+      expect([v.items.length, v.total]).toEqual([shown, total])
+      expect(v.note).toMatch(HINT)
+      const t = toolResultText(text(n), 'search_files')
+      expect(t.lines[t.lines.length - 1]).toMatch(HINT)
+      expect(t.lines.join('\n')).not.toContain('"total_count"')
+    }
+    const html = renderToStaticMarkup(createElement(ToolOutput, { text: text(4), tool: 'search_files' }))
+    expect(html).toContain('data-kind="list"')
+    expect(html).toContain('6 of 9')
+    expect(html).toMatch(/data-testid="tool-list-note">\[Hint: Results truncated/)
+  })
+
+  it('lists counts per file', () => {
+    expect(at(5)).toMatchObject({
+      kind: 'list',
+      total: 7,
+      items: [
+        { text: 'src/empty.md', detail: '0 matches' },
+        { text: 'src/app.ts', detail: '3 matches' },
+        { text: 'src/greet.py', detail: '4 matches' }
+      ]
+    })
+  })
+
+  it('prints them so in caduceus sessions show', () => {
+    const msgs = found.rows.map((r, i) => ({
+      id: i + 1,
+      role: r.role,
+      content: r.content,
+      toolName: r.tool_name,
+      toolCallId: r.tool_call_id,
+      toolCalls: r.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
+      timestamp: r.timestamp,
+      finishReason: r.finish_reason
+    })) as unknown as Message[]
+    const show = formatSessionShow(detail, msgs)
+    expect(show).toContain("      - src/app.ts · line 4\n          export const café = greet('Zoë')")
+    expect(show).not.toContain('{"total_count"')
+    expect(show).not.toContain('matches_text')
   })
 })

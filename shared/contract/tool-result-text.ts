@@ -41,15 +41,18 @@ function bodyLines(v: ToolView): string[] {
     case 'diff':
       return [...v.diff.split('\n'), ...(v.note ? [v.note] : [])]
     case 'list':
-      if (!v.items.length) return [v.empty]
-      return v.items.flatMap((i) => [
-        `- ${i.text}${i.detail && i.detail !== i.text ? ` · ${i.detail}` : ''}`,
-        ...(i.snippet
-          ? snippetText(i.snippet)
-              .split('\n')
-              .map((l) => `    ${l}`)
-          : [])
-      ])
+      if (!v.items.length) return [v.empty, ...(v.note ? [v.note] : [])]
+      return [
+        ...v.items.flatMap((i) => [
+          `- ${i.text}${i.detail && i.detail !== i.text ? ` · ${i.detail}` : ''}`,
+          ...(i.snippet
+            ? snippetText(i.snippet)
+                .split('\n')
+                .map((l) => `    ${l}`)
+            : [])
+        ]),
+        ...(v.note ? [v.note] : [])
+      ]
     case 'error':
       return [`error: ${v.error}`, ...(v.hint ? [v.hint] : []), ...(v.details ?? []).map((f) => `${f.key}: ${f.value}`)]
     case 'fields':
