@@ -409,13 +409,13 @@ describe('control characters in what upstream stored', () => {
   })
 })
 
-// search_files past the plain `matches` list (scripts/golden/tool_results_search.py): from five matches upstream
+// search_files past the plain `matches` list (scripts/golden/tool_results_long.py): from five matches upstream
 // writes them as one path-grouped `matches_text` block, `output_mode: "count"` as `counts`, and a search cut short
 // gets a `[Hint: …]` line after its JSON. The transcript, `caduceus sessions show` and the exports read the first two
 // as a field dump (the model's format note included) and the third as the raw JSON text.
 describe('search_files results upstream groups, counts or cuts short', () => {
   const found = JSON.parse(
-    readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results-search/rows.json'), 'utf8')
+    readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results-long/rows.json'), 'utf8')
   ) as { session: string; rows: Row[] }
   const text = (n: number) => found.rows.find((x) => x.tool_call_id === `call_search_${n}`)!.content!
   const at = (n: number) => parseToolResult(text(n), 'search_files')
@@ -486,5 +486,36 @@ describe('search_files results upstream groups, counts or cuts short', () => {
     expect(show).toContain("      - src/app.ts · line 4\n          export const café = greet('Zoë')")
     expect(show).not.toContain('{"total_count"')
     expect(show).not.toContain('matches_text')
+  })
+})
+
+// read_file of a file longer than one read (scripts/golden/tool_results_long.py): upstream numbers the empty piece
+// after the last newline it read, so a read of lines 1-500 ends `501|`. Only the marker past the file's end was
+// dropped: a read cut short showed an empty line 501 (the file's line 501 is not empty) and counted 501 lines.
+describe('read_file cut short', () => {
+  const long = JSON.parse(
+    readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results-long/rows.json'), 'utf8')
+  ) as { session: string; rows: Row[] }
+  const text = (n: number) => long.rows.find((x) => x.tool_call_id === `call_read_${n}`)!.content!
+  const at = (n: number) => parseToolResult(text(n), 'read_file')
+
+  it('shows the lines read and no empty line after them', () => {
+    const first = at(1)
+    if (first.kind !== 'file') throw new Error(first.kind)
+    expect([first.lines.length, first.lines.at(-1), first.total, first.truncated]).toEqual([
+      500,
+      { n: 500, text: 'ROW_500 = 500' },
+      620,
+      true
+    ])
+    expect(first.note).toBe('Use offset=501 to continue reading (showing 1-500 of 620 lines)')
+    expect(toolResultText(text(1), 'read_file').status).toBe('500 lines of 620')
+    const page = at(2)
+    if (page.kind !== 'file') throw new Error(page.kind)
+    expect(page.lines.map((l) => l.n)).toEqual([601, 602, 603, 604, 605, 606, 607, 608, 609, 610])
+  })
+
+  it('shows no line for an offset past the end', () => {
+    expect(at(3)).toMatchObject({ kind: 'file', lines: [], total: 13 })
   })
 })

@@ -108,10 +108,11 @@ function fileView(o: Obj): ToolView | null {
     return { kind: 'file', lines: [], total: null, truncated: false, note: null, error, similar }
   }
   const lines = parseGutter(content) ?? content.split('\n').map((text, i) => ({ n: i + 1, text }))
-  // the last numbered line past the file's end is upstream's marker for "ends with a newline": not file text
+  // upstream numbers the empty piece after the last newline it read: past the file's end, or, on a read cut short
+  // (whose last line always ends with a newline), the line after it — the next page's first line, not an empty one
   const total = num(o.total_lines)
   const last = lines[lines.length - 1]
-  if (last && total != null && last.n === total + 1 && last.text === '') lines.pop()
+  if (last && last.text === '' && ((total != null && last.n > total) || o.truncated === true)) lines.pop()
   return {
     kind: 'file',
     lines,
