@@ -519,3 +519,60 @@ describe('read_file cut short', () => {
     expect(at(3)).toMatchObject({ kind: 'file', lines: [], total: 13 })
   })
 })
+
+// Upstream's tool-loop guard (scripts/golden/tool_loop_warnings.py) appends `[Tool loop warning: code; count=N; …]`
+// after the JSON of a repeated failure or of a read-only call that gives the same answer again. The stored text was
+// then not JSON: a failed command showed its JSON as its output with no failure mark, a search or a read its JSON.
+describe("results upstream's tool-loop guard warned about", () => {
+  const loop = JSON.parse(
+    readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-loop-warnings/rows.json'), 'utf8')
+  ) as { session: string; rows: Row[] }
+  const row = (n: number) => loop.rows.find((x) => x.tool_call_id === `call_loop_${n}`)!
+  const at = (n: number) => parseToolResult(row(n).content!, row(n).tool_name)
+
+  it('reads the result by its shape and the warning as a note, the failure still marked', () => {
+    const again = at(2)
+    expect(again).toMatchObject({
+      kind: 'terminal',
+      output: 'cat: missing.txt: No such file or directory',
+      exitCode: 1
+    })
+    expect(again.frame?.guard).toEqual({
+      stop: false,
+      code: 'repeated_exact_failure_warning',
+      count: 2,
+      message: expect.stringMatching(/^terminal has failed 2 times with identical arguments\./)
+    })
+    expect(failureOf(again)).toBe('exit 1')
+    // the recovery hint holds backticks and slashes; a search's same answer; a failed read beside read_file's own note
+    expect(at(3)).toMatchObject({ kind: 'terminal', exitCode: 2, frame: { guard: { count: 3 } } })
+    expect(at(3).frame?.guard?.message).toMatch(/`pwd && ls -la`[\s\S]*read_file\/write_file\/patch\.$/)
+    expect(at(5)).toMatchObject({
+      kind: 'list',
+      total: 1,
+      frame: { guard: { code: 'idempotent_no_progress_warning' } }
+    })
+    expect(at(9)).toMatchObject({
+      kind: 'file',
+      error: 'File not found: src/missing.py',
+      frame: { guard: { count: 3 } }
+    })
+    // the call the guard blocked (hard stops on) is its own error
+    expect(at(15)).toMatchObject({ kind: 'error', error: expect.stringMatching(/^Blocked terminal:/) })
+    const kinds = loop.rows.filter((r) => r.role === 'tool').map((r) => parseToolResult(r.content!, r.tool_name).kind)
+    expect(kinds).not.toContain('text')
+  })
+
+  it('prints the warning after the result in sessions show and the exports, and draws it on the page', () => {
+    const t = toolResultText(row(2).content!, 'terminal')
+    expect(t.status).toBe('exit 1')
+    expect(t.lines).toEqual([
+      'cat: missing.txt: No such file or directory',
+      expect.stringMatching(/^\[tool loop warning to the model: terminal has failed 2 times .*unchanged\.\]$/)
+    ])
+    const html = renderToStaticMarkup(createElement(ToolOutput, { text: row(2).content!, tool: 'terminal' }))
+    expect(html).toContain('data-kind="terminal"')
+    expect(html).toMatch(/data-testid="tool-loop-guard"[^>]*>.*Tool loop warning to the model/)
+    expect(html).not.toContain('{&quot;output&quot;')
+  })
+})
