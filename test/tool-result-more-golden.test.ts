@@ -552,13 +552,19 @@ describe("results upstream's tool-loop guard warned about", () => {
       total: 1,
       frame: { guard: { code: 'idempotent_no_progress_warning' } }
     })
-    expect(at(9)).toMatchObject({
+    expect(at(11)).toMatchObject({
       kind: 'file',
       error: 'File not found: src/missing.py',
       frame: { guard: { count: 3 } }
     })
+    // inside upstream's untrusted-content wrapper
+    expect(at(8)).toMatchObject({
+      kind: 'error',
+      error: expect.stringMatching(/^Error searching web:/),
+      frame: { untrusted: 'web_search', guard: { code: 'repeated_exact_failure_warning', count: 2 } }
+    })
     // the call the guard blocked (hard stops on) is its own error
-    expect(at(15)).toMatchObject({ kind: 'error', error: expect.stringMatching(/^Blocked terminal:/) })
+    expect(at(17)).toMatchObject({ kind: 'error', error: expect.stringMatching(/^Blocked terminal:/) })
     const kinds = loop.rows.filter((r) => r.role === 'tool').map((r) => parseToolResult(r.content!, r.tool_name).kind)
     expect(kinds).not.toContain('text')
   })

@@ -60,6 +60,9 @@ CASES = [
     ("search_files", {"pattern": "main", "target": "content", "path": "src"}),
     ("search_files", {"pattern": "main", "target": "content", "path": "src"}),  # the same answer again: warned
     ("terminal", {"command": "echo ok"}),  # a success clears the failure counts
+    # a web tool's failure repeated: the warning sits inside upstream's untrusted-content wrapper
+    ("web_search", {"query": "hermes agent"}),
+    ("web_search", {"query": "hermes agent"}),
 ] + [("read_file", {"path": "src/missing.py"})] * 3  # failing unchanged, upstream's read_file warning beside the guard's
 # hard stops on: the sixth identical failure is not run; the guard's own result stands in for it
 STRICT = [("terminal", {"command": "cat missing.txt"})] * 6
