@@ -17,8 +17,8 @@ const DELIVERED = new Set(
   ).split(' ')
 )
 const DIRECTIVES = /\[\[(?:audio_as_voice|as_document)\]\]/g
-/** A line holding one tag: `MEDIA:` (optionally in double or single quotes), then the path (optionally quoted). */
-const TAG_LINE = /^\s*(["']?)MEDIA:\s*(.+?)\1\s*$/i
+/** A line holding one tag opens `MEDIA:` (the tag optionally in double or single quotes); the path follows. */
+const TAG_OPEN = /^(["']?)MEDIA:/i
 const FENCE = /^\s*(```|~~~)/
 
 /** The file a tag names, or null when the gateway would not send it (a relative path, an unknown extension). */
@@ -28,6 +28,16 @@ function taggedPath(raw: string): string | null {
   if (!/^(?:~\/|\/|[A-Za-z]:[\\/])/.test(p)) return null
   const ext = /\.([A-Za-z0-9]+)$/.exec(p)?.[1]?.toLowerCase()
   return ext && DELIVERED.has(ext) ? p : null
+}
+
+/** The file a line holding only a tag sends, else null. */
+function tagLinePath(line: string): string | null {
+  const t = line.trim()
+  const open = TAG_OPEN.exec(t)
+  if (!open) return null
+  const quote = open[1]!
+  if (quote && !t.endsWith(quote)) return null
+  return taggedPath(t.slice(open[0].length, quote ? -1 : undefined))
 }
 
 /** The reply as text and attachments, in order; one text part when it holds no tag. */
@@ -48,8 +58,7 @@ export function replyParts(text: string): ReplyPart[] {
       lines.push(line)
       continue
     }
-    const m = TAG_LINE.exec(line)
-    const path = m ? taggedPath(m[2]!) : null
+    const path = tagLinePath(line)
     if (path) {
       flush()
       out.push({ kind: 'media', path, voice })
