@@ -334,9 +334,13 @@ const TRAILING_HINT = /\n\n(\[Hint: [^\]\n]*\])$/
 function viewOf(raw: string, tool: string | null, cut: boolean): ToolView {
   const hint = TRAILING_HINT.exec(raw)
   if (hint && raw.trimStart().startsWith('{')) {
-    const view = viewOf(raw.slice(0, hint.index), tool, cut)
+    const view = bodyView(raw.slice(0, hint.index), tool, cut)
     if (view.kind === 'list') return { ...view, note: showControls(hint[1]!) }
   }
+  return bodyView(raw, tool, cut)
+}
+
+function bodyView(raw: string, tool: string | null, cut: boolean): ToolView {
   // what a page shows holds no control character (control-chars.ts): a NUL or an ESC is drawn as its picture
   const text = showControls(raw)
   const t = raw.trim()
