@@ -13,6 +13,9 @@ import { formatSessionShow } from '../src-main/host/cli/format'
 import { displayContent } from '../src-main/store/content-codec'
 import { toMarkdown } from '../src-main/store/session-transfer'
 import { exportHtml } from '../src-main/host/services/export-html'
+import { createElement } from 'react'
+import { renderToStaticMarkup } from 'react-dom/server'
+import { ToolOutput } from '../src-renderer/pages/session/ToolOutput'
 
 interface Row {
   role: string
@@ -403,5 +406,179 @@ describe('control characters in what upstream stored', () => {
     expect(html).not.toMatch(NO_CONTROL)
     expect(html).toContain('Done: \u241b[32mgreen\u241b[0m means ok.')
     expect(html).toContain('nul:\u2400:end')
+  })
+})
+
+// search_files past the plain `matches` list (scripts/golden/tool_results_long.py): from five matches upstream
+// writes them as one path-grouped `matches_text` block, `output_mode: "count"` as `counts`, and a search cut short
+// gets a `[Hint: …]` line after its JSON. The transcript, `caduceus sessions show` and the exports read the first two
+// as a field dump (the model's format note included) and the third as the raw JSON text.
+describe('search_files results upstream groups, counts or cuts short', () => {
+  const found = JSON.parse(
+    readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results-long/rows.json'), 'utf8')
+  ) as { session: string; rows: Row[] }
+  const text = (n: number) => found.rows.find((x) => x.tool_call_id === `call_search_${n}`)!.content!
+  const at = (n: number) => parseToolResult(text(n), 'search_files')
+  const HINT = /^\[Hint: Results truncated\. Use offset=\d+ to see more/
+
+  it('lists grouped matches as the plain list lists them: file, line, text', () => {
+    const v = at(1)
+    expect(v).toMatchObject({ kind: 'list', total: 7, empty: 'No matches' })
+    if (v.kind !== 'list') throw new Error(v.kind)
+    expect(v.items).toHaveLength(7)
+    expect(v.items[2]).toEqual({ text: 'src/app.ts', detail: 'line 4', snippet: "export const café = greet('Zoë')" })
+    // a match's indentation is its own; only the separator after the line number goes
+    expect(v.items[5]).toEqual({
+      text: 'src/greet.py',
+      detail: 'line 9',
+      snippet: '    return [greet(n) for n in names]'
+    })
+    expect(toolResultText(text(1), 'search_files')).toMatchObject({
+      status: '7 matches',
+      lines: expect.arrayContaining(['- src/greet.py · line 13', '        print(greet(sys.argv[1]))'])
+    })
+    expect(toolResultText(text(1), 'search_files').lines.join('\n')).not.toContain('path-grouped')
+  })
+
+  it('reads a search cut short as its list, with what the tool said about the rest', () => {
+    for (const [n, shown, total] of [
+      [3, 3, 13],
+      [4, 6, 9]
+    ] as const) {
+      const v = at(n)
+      if (v.kind !== 'list') throw new Error(v.kind)
+      expect([v.items.length, v.total]).toEqual([shown, total])
+      expect(v.note).toMatch(HINT)
+      const t = toolResultText(text(n), 'search_files')
+      expect(t.lines[t.lines.length - 1]).toMatch(HINT)
+      expect(t.lines.join('\n')).not.toContain('"total_count"')
+    }
+    const html = renderToStaticMarkup(createElement(ToolOutput, { text: text(4), tool: 'search_files' }))
+    expect(html).toContain('data-kind="list"')
+    expect(html).toContain('6 of 9')
+    expect(html).toMatch(/data-testid="tool-list-note">\[Hint: Results truncated/)
+  })
+
+  it('lists counts per file', () => {
+    expect(at(5)).toMatchObject({
+      kind: 'list',
+      total: 7,
+      items: [
+        { text: 'src/empty.md', detail: '0 matches' },
+        { text: 'src/app.ts', detail: '3 matches' },
+        { text: 'src/greet.py', detail: '4 matches' }
+      ]
+    })
+  })
+
+  it('prints them so in caduceus sessions show', () => {
+    const msgs = found.rows.map((r, i) => ({
+      id: i + 1,
+      role: r.role,
+      content: r.content,
+      toolName: r.tool_name,
+      toolCallId: r.tool_call_id,
+      toolCalls: r.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
+      timestamp: r.timestamp,
+      finishReason: r.finish_reason
+    })) as unknown as Message[]
+    const show = formatSessionShow(detail, msgs)
+    expect(show).toContain("      - src/app.ts · line 4\n          export const café = greet('Zoë')")
+    expect(show).not.toContain('{"total_count"')
+    expect(show).not.toContain('matches_text')
+  })
+})
+
+// read_file of a file longer than one read (scripts/golden/tool_results_long.py): upstream numbers the empty piece
+// after the last newline it read, so a read of lines 1-500 ends `501|`. Only the marker past the file's end was
+// dropped: a read cut short showed an empty line 501 (the file's line 501 is not empty) and counted 501 lines.
+describe('read_file cut short', () => {
+  const long = JSON.parse(
+    readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results-long/rows.json'), 'utf8')
+  ) as { session: string; rows: Row[] }
+  const text = (n: number) => long.rows.find((x) => x.tool_call_id === `call_read_${n}`)!.content!
+  const at = (n: number) => parseToolResult(text(n), 'read_file')
+
+  it('shows the lines read and no empty line after them', () => {
+    const first = at(1)
+    if (first.kind !== 'file') throw new Error(first.kind)
+    expect([first.lines.length, first.lines.at(-1), first.total, first.truncated]).toEqual([
+      500,
+      { n: 500, text: 'ROW_500 = 500' },
+      620,
+      true
+    ])
+    expect(first.note).toBe('Use offset=501 to continue reading (showing 1-500 of 620 lines)')
+    expect(toolResultText(text(1), 'read_file').status).toBe('500 lines of 620')
+    const page = at(2)
+    if (page.kind !== 'file') throw new Error(page.kind)
+    expect(page.lines.map((l) => l.n)).toEqual([601, 602, 603, 604, 605, 606, 607, 608, 609, 610])
+  })
+
+  it('shows no line for an offset past the end', () => {
+    expect(at(3)).toMatchObject({ kind: 'file', lines: [], total: 13 })
+  })
+})
+
+// Upstream's tool-loop guard (scripts/golden/tool_loop_warnings.py) appends `[Tool loop warning: code; count=N; …]`
+// after the JSON of a repeated failure or of a read-only call that gives the same answer again. The stored text was
+// then not JSON: a failed command showed its JSON as its output with no failure mark, a search or a read its JSON.
+describe("results upstream's tool-loop guard warned about", () => {
+  const loop = JSON.parse(
+    readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-loop-warnings/rows.json'), 'utf8')
+  ) as { session: string; rows: Row[] }
+  const row = (n: number) => loop.rows.find((x) => x.tool_call_id === `call_loop_${n}`)!
+  const at = (n: number) => parseToolResult(row(n).content!, row(n).tool_name)
+
+  it('reads the result by its shape and the warning as a note, the failure still marked', () => {
+    const again = at(2)
+    expect(again).toMatchObject({
+      kind: 'terminal',
+      output: 'cat: missing.txt: No such file or directory',
+      exitCode: 1
+    })
+    expect(again.frame?.guard).toEqual({
+      stop: false,
+      code: 'repeated_exact_failure_warning',
+      count: 2,
+      message: expect.stringMatching(/^terminal has failed 2 times with identical arguments\./)
+    })
+    expect(failureOf(again)).toBe('exit 1')
+    // the recovery hint holds backticks and slashes; a search's same answer; a failed read beside read_file's own note
+    expect(at(3)).toMatchObject({ kind: 'terminal', exitCode: 2, frame: { guard: { count: 3 } } })
+    expect(at(3).frame?.guard?.message).toMatch(/`pwd && ls -la`[\s\S]*read_file\/write_file\/patch\.$/)
+    expect(at(5)).toMatchObject({
+      kind: 'list',
+      total: 1,
+      frame: { guard: { code: 'idempotent_no_progress_warning' } }
+    })
+    expect(at(11)).toMatchObject({
+      kind: 'file',
+      error: 'File not found: src/missing.py',
+      frame: { guard: { count: 3 } }
+    })
+    // inside upstream's untrusted-content wrapper
+    expect(at(8)).toMatchObject({
+      kind: 'error',
+      error: expect.stringMatching(/^Error searching web:/),
+      frame: { untrusted: 'web_search', guard: { code: 'repeated_exact_failure_warning', count: 2 } }
+    })
+    // the call the guard blocked (hard stops on) is its own error
+    expect(at(17)).toMatchObject({ kind: 'error', error: expect.stringMatching(/^Blocked terminal:/) })
+    const kinds = loop.rows.filter((r) => r.role === 'tool').map((r) => parseToolResult(r.content!, r.tool_name).kind)
+    expect(kinds).not.toContain('text')
+  })
+
+  it('prints the warning after the result in sessions show and the exports, and draws it on the page', () => {
+    const t = toolResultText(row(2).content!, 'terminal')
+    expect(t.status).toBe('exit 1')
+    expect(t.lines).toEqual([
+      'cat: missing.txt: No such file or directory',
+      expect.stringMatching(/^\[tool loop warning to the model: terminal has failed 2 times .*unchanged\.\]$/)
+    ])
+    const html = renderToStaticMarkup(createElement(ToolOutput, { text: row(2).content!, tool: 'terminal' }))
+    expect(html).toContain('data-kind="terminal"')
+    expect(html).toMatch(/data-testid="tool-loop-guard"[^>]*>.*Tool loop warning to the model/)
+    expect(html).not.toContain('{&quot;output&quot;')
   })
 })

@@ -4,7 +4,8 @@
  * sandbox to write to, the preview plus a `[Truncated: …]` line); subdirectory context files found under a path
  * the call touched are appended; make_tool_result_message wraps results of web_search, web_extract, browser_* and
  * mcp_* over 32 characters in `<untrusted_tool_result source="…">` with a fixed notice; the per-turn budget may
- * persist that whole text again; a message the user sent mid-turn is appended to the turn's last result.
+ * persist that whole text again; a message the user sent mid-turn is appended to the turn's last result. Before all
+ * of these the tool-loop guard may append its warning to a repeated failure or a read-only call's repeated answer.
  * Each layer is peeled here so the tool's own result underneath renders by its shape, and the layers become notes.
  */
 
@@ -19,6 +20,8 @@ export interface ToolFrame {
   context: { path: string; text: string }[]
   /** A message the user sent mid-turn, delivered inside this result. */
   steer: string | null
+  /** What upstream's tool-loop guard told the model after this call (a repeated failure, the same answer again). */
+  guard: { stop: boolean; code: string; count: number; message: string } | null
 }
 
 const UNTRUSTED_OPEN = /^<untrusted_tool_result source="([^"]*)">\n/
@@ -27,13 +30,14 @@ const PERSISTED =
   /^<persisted-output>\nThis tool result was too large \(([\d,]+) characters, ([^)\n]*)\)\.\nFull output saved to: ([^\n]*)\n[\s\S]*?\nPreview \(first \d+ chars\):\n([\s\S]*?)(\n\.\.\.)?\n<\/persisted-output>$/
 const INLINE_CUT = /\n\n\[Truncated: tool response was ([\d,]+) chars\.[^\]\n]*\]$/
 const CONTEXT_MARK = '\n\n[Subdirectory context discovered: '
+const GUARD = /\n\n\[Tool loop (warning|hard stop): ([a-z_]+); count=(\d+); ([^\n]*)\]$/
 const STEER = /\n\n\[OUT-OF-BAND USER MESSAGE[^\]\n]*\]\n([\s\S]*)\n\[\/OUT-OF-BAND USER MESSAGE\]$/
 
 const count = (s: string) => Number(s.replace(/,/g, ''))
 
 /** The tool's own result inside upstream's layers, and the layers found (null when there were none). */
 export function unwrapToolResult(text: string): { body: string; frame: ToolFrame | null } {
-  const frame: ToolFrame = { untrusted: null, notice: null, cut: null, context: [], steer: null }
+  const frame: ToolFrame = { untrusted: null, notice: null, cut: null, context: [], steer: null, guard: null }
   let body = text
   let found = false
   const steer = STEER.exec(body)
@@ -74,6 +78,12 @@ export function unwrapToolResult(text: string): { body: string; frame: ToolFrame
         if (end >= 0) frame.context.push({ path: part.slice(0, end), text: part.slice(end + 2) })
       }
       body = body.slice(0, ctx)
+    }
+    // appended to the tool's own result before the budget and context steps, so found once those are peeled
+    const guard = GUARD.exec(body)
+    if (guard) {
+      frame.guard = { stop: guard[1] === 'hard stop', code: guard[2]!, count: Number(guard[3]), message: guard[4]! }
+      body = body.slice(0, guard.index)
     }
     if (body === before) break
     found = true

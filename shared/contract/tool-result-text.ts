@@ -41,15 +41,18 @@ function bodyLines(v: ToolView): string[] {
     case 'diff':
       return [...v.diff.split('\n'), ...(v.note ? [v.note] : [])]
     case 'list':
-      if (!v.items.length) return [v.empty]
-      return v.items.flatMap((i) => [
-        `- ${i.text}${i.detail && i.detail !== i.text ? ` · ${i.detail}` : ''}`,
-        ...(i.snippet
-          ? snippetText(i.snippet)
-              .split('\n')
-              .map((l) => `    ${l}`)
-          : [])
-      ])
+      if (!v.items.length) return [v.empty, ...(v.note ? [v.note] : [])]
+      return [
+        ...v.items.flatMap((i) => [
+          `- ${i.text}${i.detail && i.detail !== i.text ? ` · ${i.detail}` : ''}`,
+          ...(i.snippet
+            ? snippetText(i.snippet)
+                .split('\n')
+                .map((l) => `    ${l}`)
+            : [])
+        ]),
+        ...(v.note ? [v.note] : [])
+      ]
     case 'error':
       return [`error: ${v.error}`, ...(v.hint ? [v.hint] : []), ...(v.details ?? []).map((f) => `${f.key}: ${f.value}`)]
     case 'fields':
@@ -122,6 +125,7 @@ export function toolResultText(content: string, tool: string | null): ToolResult
     const size = f.cut.chars != null ? `${f.cut.chars.toLocaleString('en-US')} characters` : 'larger'
     before.push(`[preview only: the result was ${size}${f.cut.path ? `; the whole is saved at ${f.cut.path}` : ''}]`)
   }
+  if (f?.guard) after.push(`[tool loop ${f.guard.stop ? 'hard stop' : 'warning'} to the model: ${f.guard.message}]`)
   for (const c of f?.context ?? []) after.push(`[context from ${c.path}]`)
   if (f?.steer) after.push(`[your message during the turn: ${f.steer}]`)
   const lines = [...before, ...bodyLines(v), ...after].flatMap((l) => l.split('\n'))

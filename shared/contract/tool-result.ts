@@ -1,7 +1,8 @@
 /**
  * What a tool returned, read by the shapes upstream Hermes' tools return (golden data:
  * test/fixtures/upstream/tool-results): terminal `{output, exit_code, error}`, read_file `{content}` with an
- * `N|` line gutter (space-padded in older versions), patch `{diff}`, search_files `{matches}` / `{files}`,
+ * `N|` line gutter (space-padded in older versions), patch `{diff}`, search_files `{matches}` (from five matches
+ * `{matches_text}`, grouped by file) / `{counts}` / `{files}` (with a `[Hint: …]` line after the JSON when cut short),
  * web results `{results|data.web: [{title, url}]}`, todo `{todos}`, execute_code `{status, output}`, and `{error}`.
  * Any other object is read field by field (`fields`); only arrays and scalars that are not objects stay JSON.
  * Any result with an `error` is shown as failed, whatever else it carries (read_file of a missing path returns an
@@ -49,7 +50,14 @@ export type ToolView =
       similar: string[]
     }
   | { kind: 'diff'; diff: string; note: string | null }
-  | { kind: 'list'; items: ListItem[]; total: number | null; empty: string }
+  | {
+      kind: 'list'
+      items: ListItem[]
+      total: number | null
+      empty: string
+      /** What the tool said beside a list it cut short (search_files' `[Hint: …]` after its JSON). */
+      note?: string
+    }
   | {
       kind: 'error'
       error: string
@@ -100,10 +108,11 @@ function fileView(o: Obj): ToolView | null {
     return { kind: 'file', lines: [], total: null, truncated: false, note: null, error, similar }
   }
   const lines = parseGutter(content) ?? content.split('\n').map((text, i) => ({ n: i + 1, text }))
-  // the last numbered line past the file's end is upstream's marker for "ends with a newline": not file text
+  // upstream numbers the empty piece after the last newline it read: past the file's end, or, on a read cut short
+  // (whose last line always ends with a newline), the line after it — the next page's first line, not an empty one
   const total = num(o.total_lines)
   const last = lines[lines.length - 1]
-  if (last && total != null && last.n === total + 1 && last.text === '') lines.pop()
+  if (last && last.text === '' && ((total != null && last.n > total) || o.truncated === true)) lines.pop()
   return {
     kind: 'file',
     lines,
@@ -115,13 +124,44 @@ function fileView(o: Obj): ToolView | null {
   }
 }
 
+/** A search match as a list item: its file, its line, the matching text. */
+const matchItem = (path: string, line: number | null, text: string | null): ListItem => ({
+  text: path,
+  detail: line != null ? `line ${line}` : undefined,
+  snippet: text ?? undefined
+})
+
+/**
+ * search_files' `matches_text`, which upstream writes instead of `matches` from five matches on: each file's path on
+ * a line of its own, then its matches (context lines too) as `  <line>: <text>`.
+ */
+function groupedMatches(text: string): ListItem[] {
+  const items: ListItem[] = []
+  let path = ''
+  for (const l of text.split('\n')) {
+    const m = /^ {2}(\d+): ?(.*)$/.exec(l)
+    if (m) items.push(matchItem(path, Number(m[1]), m[2]!))
+    else if (l) path = l
+  }
+  return items
+}
+
 function listView(o: Obj): ToolView | null {
   const total = num(o.total_count) ?? num(o.total)
   if (Array.isArray(o.matches)) {
-    const items = o.matches.filter(isObj).map((m) => ({
-      text: str(m.path) ?? str(m.file) ?? '',
-      detail: num(m.line) != null ? `line ${num(m.line)}` : undefined,
-      snippet: str(m.content) ?? str(m.text) ?? undefined
+    const items = o.matches
+      .filter(isObj)
+      .map((m) => matchItem(str(m.path) ?? str(m.file) ?? '', num(m.line), str(m.content) ?? str(m.text)))
+    return { kind: 'list', items, total, empty: 'No matches' }
+  }
+  if (typeof o.matches_text === 'string') {
+    return { kind: 'list', items: groupedMatches(o.matches_text), total, empty: 'No matches' }
+  }
+  // output_mode "count": matches per file
+  if (isObj(o.counts) && Object.values(o.counts).every((n) => num(n) != null)) {
+    const items = Object.entries(o.counts).map(([text, n]) => ({
+      text,
+      detail: `${n as number} ${n === 1 ? 'match' : 'matches'}`
     }))
     return { kind: 'list', items, total, empty: 'No matches' }
   }
@@ -288,7 +328,19 @@ type ToolResult = ToolView & { frame?: ToolFrame }
 /** A control character in JSON text, escaped (`\u0000`, `\f`) or raw: only then is a parsed value worth a walk. */
 const JSON_CONTROL = /\\u00[01]|\\u00[89]|\\u007f|\\[bf]|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/i
 
+/** The line search_files appends after its JSON when it cut the results short: not part of the JSON. */
+const TRAILING_HINT = /\n\n(\[Hint: [^\]\n]*\])$/
+
 function viewOf(raw: string, tool: string | null, cut: boolean): ToolView {
+  const hint = TRAILING_HINT.exec(raw)
+  if (hint && raw.trimStart().startsWith('{')) {
+    const view = bodyView(raw.slice(0, hint.index), tool, cut)
+    if (view.kind === 'list') return { ...view, note: showControls(hint[1]!) }
+  }
+  return bodyView(raw, tool, cut)
+}
+
+function bodyView(raw: string, tool: string | null, cut: boolean): ToolView {
   // what a page shows holds no control character (control-chars.ts): a NUL or an ESC is drawn as its picture
   const text = showControls(raw)
   const t = raw.trim()

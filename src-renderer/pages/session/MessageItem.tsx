@@ -16,6 +16,7 @@ import { failureOf, parseToolResult, pathArg } from '@shared/contract/tool-resul
 import { toolResultStatus } from '@shared/contract/tool-result-text'
 import { Badge } from '../../components/Badge'
 import { imageSegments } from './image-chips'
+import { replyParts } from './reply-media'
 import { argsAreJsonObject, argsPreview, decodeUnicodeEscapes } from '@shared/contract/tool-args'
 import { parseJsonOr } from '@shared/contract/errors'
 import { showControls } from '@shared/contract/control-chars'
@@ -224,11 +225,38 @@ function MessageHead({ m, children }: { m: Pick<Message, 'role' | 'timestamp'>; 
   )
 }
 
+const AUDIO = /\.(?:ogg|opus|mp3|wav|m4a|flac)$/i
+
+/** A reply as Markdown; the files it sent through a messaging gateway (`MEDIA:` lines) as attachment chips. */
+function ReplyBody({ text, terms }: { text: string; terms: string[] | undefined }) {
+  const parts = replyParts(text)
+  if (parts.length === 1 && parts[0]!.kind === 'text') return <Markdown text={text} terms={terms} saved />
+  return (
+    <>
+      {parts.map((p, i) =>
+        p.kind === 'text' ? (
+          <Markdown key={i} text={p.text} terms={terms} saved />
+        ) : (
+          <div key={i}>
+            <span
+              className="badge image-chip"
+              data-testid="reply-media"
+              title="A file this reply sent as an attachment through the messaging gateway"
+            >
+              {p.voice && AUDIO.test(p.path) ? 'voice message' : 'attachment'} · <span className="mono">{p.path}</span>
+            </span>
+          </div>
+        )
+      )}
+    </>
+  )
+}
+
 /** A message's own words: a user's as typed, anyone else's as Markdown. */
 function MessageBody({ role, text, terms }: { role: string; text: string; terms: string[] | undefined }) {
   return (
     <div className="msg-body">
-      {role === 'user' ? <UserBody text={text} terms={terms} /> : <Markdown text={text} terms={terms} saved />}
+      {role === 'user' ? <UserBody text={text} terms={terms} /> : <ReplyBody text={text} terms={terms} />}
     </div>
   )
 }

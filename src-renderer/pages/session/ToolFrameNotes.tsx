@@ -29,10 +29,19 @@ export function FrameTop({ frame }: { frame: ToolFrame }) {
   )
 }
 
-/** Below a result: context files Hermes appended for the model, and a message the user sent mid-turn. */
+/**
+ * Below a result: what Hermes's tool-loop guard told the model, context files Hermes appended for it, and a message
+ * the user sent mid-turn.
+ */
 export function FrameNotes({ frame }: { frame: ToolFrame }) {
   return (
     <>
+      {frame.guard && (
+        <div className="small" role="note" data-testid="tool-loop-guard" title={frame.guard.code}>
+          <span className="muted">{frame.guard.stop ? 'Tool loop hard stop' : 'Tool loop warning'} to the model: </span>
+          {frame.guard.message}
+        </div>
+      )}
       {frame.context.map((c) => (
         <details key={c.path} className="small" data-testid="tool-context">
           <summary>Context from {c.path}</summary>

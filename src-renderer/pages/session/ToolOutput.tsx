@@ -67,7 +67,7 @@ function Body({ v, path, terms }: { v: ToolView; path: string | null; terms?: st
         </pre>
       )
     case 'list':
-      return <ListView items={v.items} total={v.total} empty={v.empty} />
+      return <ListView items={v.items} total={v.total} empty={v.empty} note={v.note} />
     case 'fields':
       return <FieldsView v={v} terms={terms} />
     case 'error':

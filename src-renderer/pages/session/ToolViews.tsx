@@ -137,8 +137,30 @@ export function DiffLines({ text }: { text: string }) {
   )
 }
 
-export function ListView({ items, total, empty }: { items: ListItem[]; total: number | null; empty: string }) {
-  if (!items.length) return <div className="muted pad-s">{empty}</div>
+export function ListView({
+  items,
+  total,
+  empty,
+  note
+}: {
+  items: ListItem[]
+  total: number | null
+  empty: string
+  /** What the tool said beside a list it cut short. */
+  note?: string
+}) {
+  const noteLine = note ? (
+    <div className="muted small" role="note" data-testid="tool-list-note">
+      {note}
+    </div>
+  ) : null
+  if (!items.length)
+    return (
+      <>
+        <div className="muted pad-s">{empty}</div>
+        {noteLine}
+      </>
+    )
   return (
     <>
       {total != null && total > items.length && (
@@ -167,6 +189,7 @@ export function ListView({ items, total, empty }: { items: ListItem[]; total: nu
           </li>
         ))}
       </ul>
+      {noteLine}
     </>
   )
 }

@@ -1,0 +1,106 @@
+"""Golden results of long searches and long files: the shapes upstream's search_files and read_file return for them.
+
+Upstream commit: 9a75ff049b020ab5b24f76892f50f59064811028 (the v21 fork at $HERMES_UPSTREAM, default /work/upstream).
+Usage: /usr/bin/python3 scripts/golden/tool_results_long.py   (needs ripgrep or grep; no network)
+
+Each call is dispatched by name through upstream's own tool registry, wrapped with make_tool_result_message and
+persisted with SessionDB.append_message, as tool_results_more.py does. The cases are what a daily grep meets and the
+first two sets do not hold: five or more content matches (upstream then writes them as one path-grouped
+`matches_text` block instead of the `matches` list), context lines, `output_mode` "count" (`counts` per file) and
+"files_only", and a search with more matches than its `limit` (`truncated`, and a `[Hint: …]` line appended after
+the JSON, so the stored text is not JSON). The rows go to test/fixtures/upstream/tool-results-long/rows.json with
+the workspace path replaced by a stable placeholder.
+"""
+
+import json
+import os
+import shutil
+import sqlite3
+import sys
+import tempfile
+from pathlib import Path
+
+UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
+OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "tool-results-long"
+WORK = Path(tempfile.gettempdir()) / "caduceus-golden-ws-long"
+PLACEHOLDER = "/home/user/project"
+
+shutil.rmtree(WORK, ignore_errors=True)
+(WORK / "src").mkdir(parents=True)
+home = Path(tempfile.mkdtemp(prefix="caduceus-golden-home-long-"))
+os.environ["HERMES_HOME"] = str(home)
+os.environ["TERMINAL_CWD"] = str(WORK)
+os.chdir(WORK)
+sys.path.insert(0, UPSTREAM)
+
+import model_tools  # noqa: E402,F401  (registers every tool module with the registry)
+from agent.tool_dispatch_helpers import make_tool_result_message  # noqa: E402
+from hermes_state import SessionDB  # noqa: E402
+from tools.registry import registry  # noqa: E402
+
+(WORK / "src" / "greet.py").write_text(
+    'import sys\n\n\ndef greet(name: str) -> str:\n    return f"Hello, {name}!"\n\n\n'
+    "def greet_all(names):\n    return [greet(n) for n in names]\n\n\n"
+    'if __name__ == "__main__":\n    print(greet(sys.argv[1]))\n'
+)
+(WORK / "src" / "app.ts").write_text(
+    "import { greet } from './greet'\n\nexport const hello = greet('Ada')\nexport const café = greet('Zoë')  \n"
+)
+(WORK / "src" / "empty.md").write_text("nothing to see\n")
+(WORK / "data").mkdir()
+(WORK / "data" / "table.py").write_text("".join(f"ROW_{i} = {i}\n" for i in range(1, 621)))
+
+CASES = [
+    # five matches in two files: the path-grouped block (trailing spaces of a match are dropped by upstream)
+    {"pattern": "greet", "target": "content", "path": "src"},
+    # one line of context around each match
+    {"pattern": "greet_all", "target": "content", "path": "src", "context": 1},
+    # more lines than the limit (context lines count): truncated, and the hint line after the JSON, below and above
+    # the five matches upstream groups
+    {"pattern": "greet", "target": "content", "path": "src", "context": 1, "limit": 3},
+    {"pattern": "greet", "target": "content", "path": "src", "context": 1, "limit": 6, "file_glob": "*.py"},
+    {"pattern": "greet", "target": "content", "path": "src", "output_mode": "count"},
+    {"pattern": "greet", "target": "content", "path": "src", "output_mode": "files_only"},
+]
+READS = [
+    {"path": "data/table.py"},  # 620 lines: the first 500
+    {"path": "data/table.py", "offset": 601, "limit": 10},  # a page inside the file
+    {"path": "src/greet.py", "offset": 50},  # past the end
+]
+
+db = SessionDB(db_path=home / "state.db")
+sid = "golden-search"
+db.create_session(sid, "cli", model="golden-model")
+clock = 1796100000.0
+db.append_message(sid, "user", content="Where is greet used?", timestamp=clock - 5)
+CALLS = [("search_files", f"call_search_{i}", a) for i, a in enumerate(CASES, start=1)]
+CALLS += [("read_file", f"call_read_{i}", a) for i, a in enumerate(READS, start=1)]
+for name, call_id, args in CALLS:
+    result = registry.dispatch(name, args, task_id=f"golden-{call_id}")
+    call = {"id": call_id, "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
+    db.append_message(sid, "assistant", content=None, tool_calls=[call], finish_reason="tool_calls", timestamp=clock)
+    msg = make_tool_result_message(name, result, call_id)
+    db.append_message(sid, "tool", content=msg["content"], tool_name=msg["tool_name"],
+                      tool_call_id=msg["tool_call_id"], timestamp=clock + 1)
+    clock += 5
+db.append_message(sid, "assistant", content="greet is used in greet.py and app.ts.", finish_reason="stop",
+                  timestamp=clock)
+db.close()
+
+con = sqlite3.connect(home / "state.db")
+con.row_factory = sqlite3.Row
+rows = [dict(r) for r in con.execute(
+    "SELECT role, content, tool_calls, tool_call_id, tool_name, timestamp, finish_reason FROM messages"
+    " WHERE session_id = ? ORDER BY id", (sid,))]
+con.close()
+for r in rows:
+    if r["tool_calls"]:
+        r["tool_calls"] = json.loads(r["tool_calls"])
+text = json.dumps({"session": sid, "rows": rows}, indent=2, ensure_ascii=False) + "\n"
+text = text.replace(str(WORK), PLACEHOLDER)
+OUT.mkdir(parents=True, exist_ok=True)
+(OUT / "rows.json").write_text(text)
+print(f"wrote {len(rows)} rows to {OUT / 'rows.json'}")
+shutil.rmtree(home, ignore_errors=True)
+shutil.rmtree(WORK, ignore_errors=True)
