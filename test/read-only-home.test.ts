@@ -22,12 +22,13 @@ import {
 } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterAll, describe, expect, it } from 'vitest'
 import { repo } from './support/serve'
 import { SYSTEM_PYTHON } from './support/fts-integrity'
 import { dropCopy, refreshCopy, sourcePrint } from '../src-main/store/read-copy'
+import { CopyPending, CopyRefresh } from '../src-main/store/read-copy-refresh'
 
 const FIXTURE = join(repo, 'test/fixtures/upstream/fidelity/home') // written by upstream's own code
 const asRoot = process.getuid?.() === 0
@@ -202,6 +203,38 @@ describe('a home this user can read but not write', () => {
       expect(copy.print).toBe(sourcePrint(db))
       expect(readFileSync(copy.file).equals(readFileSync(db))).toBe(true)
       dropCopy(copy)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('a new copy is taken off the loop and read once whole; one that lands when no copy is wanted is not kept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cad-ro-refresh-'))
+    const db = join(dir, 'state.db')
+    // this test process's copies of that file (the folder is shared by every process of this user)
+    const key = createHash('sha256').update(db).digest('hex').slice(0, 16)
+    const copies = join(tmpdir(), `caduceus-read-copy-${process.getuid?.() ?? 'u'}`)
+    const copiesOf = () => readdirSync(copies).filter((n) => n.startsWith(`${key}-`))
+    try {
+      writeFileSync(db, Buffer.alloc(1 << 20, 1))
+      let told = 0
+      const refresh = new CopyRefresh(() => told++)
+      expect(() => refresh.take(db, 'test')).toThrow(CopyPending) // meanwhile the store reads the copy it has
+      await expect.poll(() => told).toBe(1)
+      const copy = refresh.take(db, 'test')
+      expect(copy.print).toBe(sourcePrint(db))
+      expect(readFileSync(copy.file).equals(readFileSync(db))).toBe(true)
+
+      // The original changes again, and before that copy lands the store reads the original in place (its owner
+      // holds it open): the copy is dropped as it lands.
+      appendFileSync(db, 'written later')
+      expect(() => refresh.take(db, 'test')).toThrow(CopyPending)
+      refresh.drop()
+      await expect.poll(copiesOf).toEqual([basename(copy.dir)])
+      dropCopy(copy)
+      await expect.poll(copiesOf).toEqual([])
+      expect(told).toBe(1)
+      refresh.close()
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -18,6 +18,8 @@ export class CopyRefresh {
   private running = false
   private ready: ReadCopy | null = null
   private failed: unknown = null
+  /** A copy is wanted: false once the store reads the original in place again (a copy landing then is dropped). */
+  private wanted = false
   private closed = false
 
   constructor(private readonly onReady: () => void) {}
@@ -27,6 +29,7 @@ export class CopyRefresh {
    * throws CopyPending. The failure of the last attempt is thrown once (the caller keeps its copy and looks again).
    */
   readonly take = (file: string, reason: string): ReadCopy => {
+    this.wanted = true
     if (this.failed) {
       const err = this.failed
       this.failed = null
@@ -46,13 +49,13 @@ export class CopyRefresh {
     refreshCopy(file, reason).then(
       (copy) => {
         this.running = false
-        if (this.closed) return dropCopy(copy)
+        if (this.closed || !this.wanted) return dropCopy(copy)
         this.ready = copy
         this.onReady()
       },
       (err: unknown) => {
         this.running = false
-        if (this.closed) return
+        if (this.closed || !this.wanted) return
         this.failed = err
         this.onReady()
       }
@@ -65,8 +68,9 @@ export class CopyRefresh {
     this.drop()
   }
 
-  /** A copy made ready but no longer wanted (the store reads the original in place now). */
+  /** No copy is wanted now (the store reads the original in place): one made ready, or still being taken, goes. */
   drop(): void {
+    this.wanted = false
     if (this.ready) dropCopy(this.ready)
     this.ready = null
     this.failed = null
