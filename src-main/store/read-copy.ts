@@ -4,7 +4,8 @@
  * creates that beside the file when no open connection left one there; in a folder it may not write, every read
  * fails ("attempt to write a readonly database", "unable to open database file" — upstream's own code fails the same
  * way). So the store reads a private copy of the file and its -wal instead, taken again whenever the original
- * changes (`sourcePrint`), and refuses writes saying why. Once a program opens the original (its -shm is there),
+ * changes (`sourcePrint`; off the event loop, read-copy-refresh.ts), and refuses writes saying why. A copy is kept
+ * only if the original's print did not move while it was read. Once a program opens the original (its -shm is there),
  * SQLite reads it directly again and the store follows the original (session-store.ts `syncFile`).
  */
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
