@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --home DIR] [--profile P] [--query WORD] [--json] [--only store|gateway|cli|host|journal|ui|provider|ws|text|import|hot]`
+ * `npm run bench [-- --home DIR] [--profile P] [--query WORD] [--json] [--only store|gateway|cli|host|journal|ui|provider|ws|text|import|hot|readcopy]`
  * Prints one JSON object with every number and its ratio to the target. Not part of `npm test`.
  */
 import { availableParallelism, loadavg } from 'node:os'
@@ -15,6 +15,7 @@ import { runWsBench } from './ws-bench'
 import { runHostileTextBench } from './hostile-text-bench'
 import { runImportBench } from './import-bench'
 import { runHotPathBench } from './hot-path-bench'
+import { runReadCopyBench } from './read-copy-bench'
 
 const { values } = parseArgs({
   options: {
@@ -132,6 +133,10 @@ try {
         uncachedOverCachedP50: Number((gateway.cacheHitUncachedUs.p50 / gateway.cacheHitUs.p50).toFixed(2))
       }
     }
+  }
+  if (values.only === 'readcopy') {
+    // A ~300 MB home another user owns, re-copied at each change (root only: the host runs as uid 65534).
+    result.readCopy = await runReadCopyBench()
   }
   if (values.only === 'hot') {
     // The store bench measures these too (on its generated home); alone, on a copy of --home or a generated one.

@@ -7,23 +7,28 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import {
+  appendFileSync,
   chmodSync,
+  copyFileSync,
   cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   readdirSync,
+  renameSync,
   rmSync,
   writeFileSync
 } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterAll, describe, expect, it } from 'vitest'
 import { repo } from './support/serve'
 import { SYSTEM_PYTHON } from './support/fts-integrity'
+import { dropCopy, refreshCopy, sourcePrint } from '../src-main/store/read-copy'
+import { CopyPending, CopyRefresh } from '../src-main/store/read-copy-refresh'
 
 const FIXTURE = join(repo, 'test/fixtures/upstream/fidelity/home') // written by upstream's own code
 const asRoot = process.getuid?.() === 0
@@ -133,6 +138,20 @@ describe('a home this user can read but not write', () => {
             ?.length
         expect(await messages()).toBe(1)
 
+        // A backup restored over it (a new file with no -shm beside it: never read in place): a new copy, taken off the
+        // host's event loop, is read once it is whole, and the one it replaced is gone.
+        const db = join(home, 'state.db')
+        const copies = copiesLeft() // one per profile
+        copyFileSync(db, join(base, 'restored.db'))
+        execFileSync('sqlite3', [join(base, 'restored.db'), "UPDATE messages SET content = 'restored' WHERE id = 44"])
+        execFileSync('chmod', ['a+r', join(base, 'restored.db')])
+        renameSync(join(base, 'restored.db'), db)
+        const first = async () =>
+          (await call('sessions.messages', { profile: 'default', sessionId: 'future', afterId: 0 })).output?.items?.[0]
+            ?.content
+        await expect.poll(first, { timeout: 20_000 }).toBe('restored')
+        await expect.poll(() => copiesLeft().filter((c) => !copies.includes(c)), { timeout: 20_000 }).toHaveLength(1)
+        await expect.poll(copiesLeft, { timeout: 20_000 }).toHaveLength(copies.length)
         // The owner's program writes (the system Python's SQLite, as upstream's does: WAL, then its close checkpoints).
         execFileSync(SYSTEM_PYTHON, [
           '-c',
@@ -172,6 +191,54 @@ describe('a home this user can read but not write', () => {
     },
     60_000
   )
+
+  it('a copy is a snapshot: one whose original changed while it was copied is taken again, never read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cad-ro-snapshot-'))
+    try {
+      const db = join(dir, 'state.db')
+      writeFileSync(db, Buffer.alloc(1 << 20, 1))
+      const copying = refreshCopy(db, 'test')
+      appendFileSync(db, 'written meanwhile') // after the print the copy starts from, before it is checked again
+      const copy = await copying
+      expect(copy.print).toBe(sourcePrint(db))
+      expect(readFileSync(copy.file).equals(readFileSync(db))).toBe(true)
+      dropCopy(copy)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('a new copy is taken off the loop and read once whole; one that lands when no copy is wanted is not kept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cad-ro-refresh-'))
+    const db = join(dir, 'state.db')
+    // this test process's copies of that file (the folder is shared by every process of this user)
+    const key = createHash('sha256').update(db).digest('hex').slice(0, 16)
+    const copies = join(tmpdir(), `caduceus-read-copy-${process.getuid?.() ?? 'u'}`)
+    const copiesOf = () => readdirSync(copies).filter((n) => n.startsWith(`${key}-`))
+    try {
+      writeFileSync(db, Buffer.alloc(1 << 20, 1))
+      let told = 0
+      const refresh = new CopyRefresh(() => told++)
+      expect(() => refresh.take(db, 'test')).toThrow(CopyPending) // meanwhile the store reads the copy it has
+      await expect.poll(() => told).toBe(1)
+      const copy = refresh.take(db, 'test')
+      expect(copy.print).toBe(sourcePrint(db))
+      expect(readFileSync(copy.file).equals(readFileSync(db))).toBe(true)
+
+      // The original changes again, and before that copy lands the store reads the original in place (its owner
+      // holds it open): the copy is dropped as it lands.
+      appendFileSync(db, 'written later')
+      expect(() => refresh.take(db, 'test')).toThrow(CopyPending)
+      refresh.drop()
+      await expect.poll(copiesOf).toEqual([basename(copy.dir)])
+      dropCopy(copy)
+      await expect.poll(copiesOf).toEqual([])
+      expect(told).toBe(1)
+      refresh.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 
   // A backup on a read-only mount: a private mount namespace (root with CAP_SYS_ADMIN; skipped where there is none).
   const canMount = asRoot && spawnSync('unshare', ['-m', 'true']).status === 0

@@ -122,7 +122,7 @@ test('the Sessions list and search name an unreadable profile and a newer-schema
 /** The golden v21 home in a rollback journal: there another program's exclusive lock blocks readers too. */
 const journalHome = () => makeDeleteJournalHome(mkdtempSync(join(tmpdir(), 'cad-e2e-locked-')))
 
-test('a profile another program holds locked: the page says so while it waits, then loads by itself', async ({
+test('a profile another program holds locked: the page says so while it waits, then loads by itself; so does a view of every profile', async ({
   page
 }) => {
   const home = journalHome()
@@ -149,6 +149,27 @@ test('a profile another program holds locked: the page says so while it waits, t
 
     holder.stdin.write('COMMIT;\n')
     await expect(page.getByTestId('transcript')).toContainText('My heater makes a clicking noise')
+    await expect(banner).toBeHidden()
+
+    // A view of every profile read while it is locked: served without it, naming it once; no read of it waits, and
+    // still the view reads it again by itself when the lock goes.
+    const again = new Promise<void>((ok) => holder.stdout.on('data', (d: Buffer) => d.includes('again') && ok()))
+    holder.stdin.write("BEGIN EXCLUSIVE;\nSELECT 'again';\n")
+    await again
+    await shell.open(host.url, '#/sessions') // a new page: its every read meets the lock
+    await shell.selectProfile('all')
+    const rows = page.getByTestId('session-row')
+    await expect(rows.filter({ hasText: 'Quarterly report outline' })).toBeVisible()
+    const leftOut = page.getByTestId('unreadable-profiles')
+    await expect(leftOut.locator('[data-profile]')).toHaveCount(1)
+    await expect(leftOut.locator('[data-profile="default"]')).toHaveText(/^default: .*locked by another program/)
+    await expect(rows.filter({ hasText: 'Heater repair plan' })).toHaveCount(0)
+    await expect(page.getByTestId('profile-problem-default')).toContainText('locked by another program') // the rail
+
+    holder.stdin.write('COMMIT;\n')
+    await expect(rows.filter({ hasText: 'Heater repair plan' })).toBeVisible()
+    await expect(leftOut).toBeHidden()
+    await expect(page.getByTestId('profile-problem-default')).toBeHidden()
     await expect(banner).toBeHidden()
   } finally {
     holder.stdin.end()

@@ -52,7 +52,8 @@ export const events = {
    * A read of a profile's state.db met another program's lock (a rollback-journal home during its commit, VACUUM or
    * `BEGIN EXCLUSIVE`): `waiting` at the first refusal (the host retries it on timers), then `cleared` when it was
    * read after all, or `gave_up` when the lock outlasted the retry (the request failed as locked). `profile` is the
-   * one the request named, 'all' for a request over every profile.
+   * one the request named, 'all' for a request over every profile. A view of every profile served without a locked
+   * one (named in its `unavailable`) waits for nothing: `cleared` alone (request `lockedOut`) says its lock is gone.
    */
   'store.lockChanged': z.object({
     profile: ProfileScope,

@@ -34,7 +34,7 @@
 export { SessionStore } from './session-store'
 export { readRetrying } from './read-retry'
 export { isBusy } from './write-queue'
-export { discoverProfiles, problemOf, StoreRegistry } from './profiles'
+export { discoverProfiles, StoreRegistry } from './profiles'
 export { SessionWatcher } from './watcher'
 export { writeDemoHome } from './demo'
 export { toMarkdown } from './session-transfer'

@@ -30,6 +30,7 @@ import {
   whyNotWritable,
   type ReadCopy
 } from './read-copy'
+import { CopyPending } from './read-copy-refresh'
 
 export interface OpenOptions {
   readonly?: boolean
@@ -193,7 +194,16 @@ export function noFileYet(path: string, opts: OpenOptions = {}): StateDb {
   }
 }
 
-export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
+/**
+ * `copyOf` takes the private copy a home this user may only read is read from (read-copy.ts): at the first open the
+ * copy is taken at once; a store following its original passes one that may throw to say a copy is on its way
+ * (read-copy-refresh.ts), which is passed on as it is.
+ */
+export function openStateDb(
+  path: string,
+  opts: OpenOptions = {},
+  copyOf: (file: string, reason: string) => ReadCopy = takeCopy
+): StateDb {
   const file = resolve(path)
   const readonly = opts.readonly === true
   const busyMs = Math.max(0, Math.floor(opts.busyTimeoutMs ?? (readonly ? 5000 : 1000)))
@@ -216,8 +226,9 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
     if (!reason) throw isBusy(err) ? err : new UnreadableStateDbError(file, errorMessage(err))
     let copy: ReadCopy
     try {
-      copy = takeCopy(file, reason)
+      copy = copyOf(file, reason)
     } catch (why) {
+      if (why instanceof CopyPending) throw why
       throw new UnreadableStateDbError(
         file,
         `${errorMessage(err)} (${reason}; a copy to read failed: ${errorMessage(why)})`

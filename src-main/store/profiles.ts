@@ -71,6 +71,12 @@ export interface RegistryOptions {
    * the agent's prompt goes without), each a notice of its own.
    */
   profileNotices?: (entry: ProfileEntry) => string[]
+  /**
+   * A view of every profile was served without this one because another program held its state.db locked (named
+   * in the view's `unavailable`). Nothing else would say when that lock goes (no read of it waits): the host watches
+   * for it, so the views that left the profile out read it again.
+   */
+  onLockedOut?: (profile: string) => void
 }
 
 export class StoreRegistry {
@@ -191,10 +197,21 @@ export class StoreRegistry {
         stores.push({ profile: e.name, store })
         notices.push(...own)
       } catch (err) {
-        unavailable.push({ profile: e.name, reason: problemOf(err) })
+        unavailable.push(this.leftOut(e.name, err))
       }
     }
     return { stores, unavailable, notices }
+  }
+
+  /** A profile a cross-profile view is served without, and why; a lock is told (`onLockedOut`). */
+  leftOut(profile: string, err: unknown): ProfileProblem {
+    if (isBusy(err))
+      try {
+        this.opts.onLockedOut?.(profile)
+      } catch {
+        /* the view is served all the same */
+      }
+    return { profile, reason: problemOf(err) }
   }
 
   /** One profile's store (its open failing throws: the view of it alone is an error), with its notice if it has one. */
@@ -243,7 +260,7 @@ export class StoreRegistry {
         })
       } catch (err) {
         if (err instanceof CaduceusError && err.field === 'cursor') throw err
-        unavailable.push({ profile, reason: problemOf(err) })
+        unavailable.push(this.leftOut(profile, err))
       }
     }
     const entries = pages.flatMap((p) => p.page.items.map((item, i) => ({ p, item, i, key: p.keys[i] })))
@@ -319,7 +336,7 @@ export class StoreRegistry {
         message ??= r.message
         fallback ??= r.fallback
       } catch (err) {
-        unavailable.push({ profile, reason: problemOf(err) })
+        unavailable.push(this.leftOut(profile, err))
       }
     }
     const page = hits.sort((a, b) => b.timestamp - a.timestamp).slice(0, limit)

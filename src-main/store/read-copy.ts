@@ -4,10 +4,12 @@
  * creates that beside the file when no open connection left one there; in a folder it may not write, every read
  * fails ("attempt to write a readonly database", "unable to open database file" — upstream's own code fails the same
  * way). So the store reads a private copy of the file and its -wal instead, taken again whenever the original
- * changes (`sourcePrint`), and refuses writes saying why. Once a program opens the original (its -shm is there),
+ * changes (`sourcePrint`; off the event loop, read-copy-refresh.ts), and refuses writes saying why. A copy is kept
+ * only if the original's print did not move while it was read. Once a program opens the original (its -shm is there),
  * SQLite reads it directly again and the store follows the original (session-store.ts `syncFile`).
  */
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { copyFile, rm } from 'node:fs/promises'
 import { createHash } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -63,10 +65,62 @@ export function sourcePrint(file: string): string {
 
 /**
  * Copies state.db and its -wal (SQLite replays it into the copy when it opens) into a new folder only this user can
- * read. Throws what the copy met (e.g. EACCES on
- * an original this user may not read either).
+ * read, on the calling thread: the store's first open, which has no earlier copy to serve meanwhile (`refreshCopy`
+ * takes the later ones off the event loop). Throws what the copy met (e.g. EACCES on an original this user may not
+ * read either).
  */
 export function takeCopy(file: string, reason: string): ReadCopy {
+  for (let tries = 1; ; tries++) {
+    const { dir, copy } = copyFolder(file)
+    const print = sourcePrint(file)
+    try {
+      copyFileSync(file, copy)
+      if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copy}-wal`)
+    } catch (err) {
+      if (sourcePrint(file) === print) return failCopy(dir, err)
+    }
+    if (sourcePrint(file) === print) return { dir, file: copy, reason, print, takenAt: Date.now() }
+    unstable(dir, tries)
+  }
+}
+
+/**
+ * `takeCopy` off the event loop (libuv's threads copy the bytes): a home of hundreds of MB took the host's loop for
+ * up to a second at every change of the original. The store serves its previous copy until this one is whole.
+ */
+export async function refreshCopy(file: string, reason: string): Promise<ReadCopy> {
+  for (let tries = 1; ; tries++) {
+    const { dir, copy } = copyFolder(file)
+    const print = sourcePrint(file)
+    try {
+      await copyFile(file, copy)
+      if (existsSync(`${file}-wal`)) await copyFile(`${file}-wal`, `${copy}-wal`)
+    } catch (err) {
+      if (sourcePrint(file) === print) return failCopy(dir, err)
+    }
+    if (sourcePrint(file) === print) return { dir, file: copy, reason, print, takenAt: Date.now() }
+    unstable(dir, tries)
+  }
+}
+
+/**
+ * A copy is a snapshot only if the original did not move while it was read: the owner's program may open it meanwhile
+ * and its close checkpoints the WAL into state.db and deletes the -wal, so bytes read across that are from two states.
+ * Such a copy is never opened; it is taken again (the print before and after must agree).
+ */
+function unstable(dir: string, tries: number): void {
+  dropDir(dir)
+  if (tries >= COPY_TRIES) throw new Error(`it changed each of the ${COPY_TRIES} times it was copied`)
+}
+const COPY_TRIES = 3
+
+function failCopy(dir: string, err: unknown): never {
+  dropDir(dir)
+  throw err
+}
+
+/** A new private folder for one copy (its leftovers of a dead process dropped), and the copy's path in it. */
+function copyFolder(file: string): { dir: string; copy: string } {
   const key = createHash('sha256').update(file).digest('hex').slice(0, 16)
   const base = join(tmpdir(), `caduceus-read-copy-${process.getuid?.() ?? 'u'}`)
   mkdirSync(base, { recursive: true, mode: 0o700 })
@@ -76,14 +130,9 @@ export function takeCopy(file: string, reason: string): ReadCopy {
     throw new Error(`${base} is not a private folder of this user`)
   // A folder per copy: the store's connection on the last copy stays open until the new one has opened.
   const dir = mkdtempSync(join(base, `${key}-`))
-  dropLeftovers(base, key, dir)
-  // The print first: a write between it and the copy makes the next look see a change and copy again.
-  const print = sourcePrint(file)
-  const copy = join(dir, 'state.db')
-  copyFileSync(file, copy)
-  if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copy}-wal`)
   live.add(dir)
-  return { dir, file: copy, reason, print, takenAt: Date.now() }
+  dropLeftovers(base, key, dir)
+  return { dir, copy: join(dir, 'state.db') }
 }
 
 /**
@@ -109,9 +158,16 @@ function dropLeftovers(base: string, key: string, keep: string): void {
   }
 }
 
+/** Removes a copy no connection reads any more; its hundreds of MB are unlinked off the event loop. */
 export function dropCopy(c: ReadCopy): void {
-  live.delete(c.dir)
-  rmSync(c.dir, { recursive: true, force: true })
+  dropDir(c.dir)
+}
+
+function dropDir(dir: string): void {
+  // still `live` until gone: an exit meanwhile removes it on the spot
+  void rm(dir, { recursive: true, force: true })
+    .catch(() => undefined)
+    .finally(() => live.delete(dir))
 }
 
 /** The refusal of a write to a home read from a copy. */

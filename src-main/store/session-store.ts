@@ -30,6 +30,7 @@ import {
   type StateDb
 } from './open'
 import { dropCopy, sourcePrint } from './read-copy'
+import { CopyPending, CopyRefresh } from './read-copy-refresh'
 import type { HomeShape } from './shape'
 import { invalid, requireId } from './errors'
 import { appendRows } from './message-write'
@@ -210,6 +211,16 @@ export class SessionStore {
   private listeners = new Set<LocalChangeListener>()
   private closers = new Set<() => void>()
   private movers = new Set<() => void>()
+  private copyListeners = new Set<() => void>()
+  /** The next private copy of a home read from one (read-copy.ts), taken off the event loop. */
+  private readonly copies = new CopyRefresh(() => {
+    for (const fn of this.copyListeners)
+      try {
+        fn()
+      } catch {
+        /* a listener's bug stays its own */
+      }
+  })
   private pending = new Set<string>()
   private depth = 0
   /**
@@ -411,6 +422,7 @@ export class SessionStore {
     if (this.db.open) this.db.close()
     for (const fn of this.closers) fn()
     this.closers.clear()
+    this.copies.close()
     if (this.handle.readCopy) dropCopy(this.handle.readCopy)
   }
 
@@ -438,6 +450,17 @@ export class SessionStore {
     this.movers.add(fn)
     return () => {
       this.movers.delete(fn)
+    }
+  }
+
+  /**
+   * A new private copy of the original is whole (read-copy-refresh.ts): the next `syncFile` opens it. The watcher
+   * looks at once instead of at its next tick.
+   */
+  onCopyReady(fn: () => void): () => void {
+    this.copyListeners.add(fn)
+    return () => {
+      this.copyListeners.delete(fn)
     }
   }
 
@@ -659,7 +682,15 @@ export class SessionStore {
     }
     const old = h.sqlite // the old file's connection, or the placeholder that stood in for it since the let-go
     // openStateDb reads the path again: a second swap since the stat above just shows up as the next change.
-    const fresh = openStateDb(this.path, this.openOpts)
+    let fresh: StateDb
+    try {
+      fresh = openStateDb(this.path, this.openOpts, this.copies.take)
+    } catch (err) {
+      // A new copy of a home read from one is on its way (off the loop): the last copy is read until it is whole.
+      if (err instanceof CopyPending) return 'same'
+      throw err
+    }
+    if (!fresh.readCopy) this.copies.drop() // read in place again (its owner holds it open): a copy due is not wanted
     if (change === 'appeared' && !fresh.shape.tables.has('sessions')) {
       // Another program is creating it (tables not committed yet): reads would be shimmed to empty views for good.
       fresh.sqlite.close()

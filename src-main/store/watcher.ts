@@ -140,7 +140,13 @@ export class SessionWatcher {
     }
     this.tick = setInterval(() => this.trigger(), this.fallbackMs ?? (this.fsw ? 15_000 : 2000))
     this.tick.unref()
-    this.unsubscribe = this.store.onLocalChange(() => this.trigger())
+    const offLocal = this.store.onLocalChange(() => this.trigger())
+    // a new copy of a home read from one is whole (taken off the loop since the last look): followed now
+    const offCopy = this.store.onCopyReady(() => this.trigger())
+    this.unsubscribe = () => {
+      offLocal()
+      offCopy()
+    }
     if (this.announceExisting) this.trigger()
     // rows the store found unchecked at its open (written while nobody watched) are rechecked while this watches
     this.store.noteRowsWritten([])

@@ -1,5 +1,5 @@
 import type { CaduceusApi } from '@shared/contract'
-import { loadApp, recountProfiles, refreshProfiles } from './app'
+import { loadApp, recountProfiles, refreshProfiles, useApp } from './app'
 import { applyCostsSessionsChanged } from './costs'
 import { applyMemoryActivity, applyMemoryFilesChanged } from './memory'
 import {
@@ -23,7 +23,7 @@ import { applyCronChanged } from './cron'
 import { queryClient } from './server'
 import { applyFollowUpDelta } from './follow-up-stream'
 import { applyPricesChanged } from './prices'
-import { applyStoreLock, clearLocks } from './locks'
+import { applyStoreLock, clearLocks, readAgainLeftOut } from './locks'
 import { openTranscript, useTranscript } from './transcript'
 
 /**
@@ -68,7 +68,13 @@ export function wireBridge(api: CaduceusApi): () => void {
     }),
     api.on('prices.changed', () => void applyPricesChanged()),
     api.on('subagents.followUpDelta', applyFollowUpDelta),
-    api.on('store.lockChanged', applyStoreLock)
+    api.on('store.lockChanged', (e) => {
+      applyStoreLock(e)
+      if (e.state !== 'cleared') return
+      // what was served without the profile while it was locked is read again, the rail's "cannot be read" too
+      void readAgainLeftOut(e.profile)
+      if (useApp.getState().profiles.some((p) => p.name === e.profile && p.error)) void refreshProfiles()
+    })
   ]
   return () => {
     for (const off of offs) off()

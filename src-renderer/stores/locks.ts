@@ -1,5 +1,6 @@
 import { create } from 'zustand'
-import type { EventPayload } from '@shared/contract'
+import type { EventPayload, ProfileProblem } from '@shared/contract'
+import { queryClient } from './server'
 
 /** A profile whose state.db another program holds locked, as the host's reads met it ('all': a read over every profile). */
 export interface ProfileLock {
@@ -27,4 +28,18 @@ export function applyStoreLock(e: EventPayload<'store.lockChanged'>): void {
 /** Forget what is known of locks (a reconnect: the host's reads of the old connection are gone; a retry by hand). */
 export function clearLocks(): void {
   useLocks.setState({ locks: {} })
+}
+
+/**
+ * A profile's lock went (`store.lockChanged` … `cleared`). A view of every profile served while it was locked left it
+ * out and named it (the list or search of all profiles, Costs, Subagents: its `unavailable`), and no read of it
+ * waited: each such view is read again — the one on screen now, the others when they are shown again.
+ */
+export function readAgainLeftOut(profile: string): Promise<void> {
+  return queryClient.invalidateQueries({
+    predicate: (q) =>
+      (q.state.data as { unavailable?: ProfileProblem[] } | undefined)?.unavailable?.some(
+        (u) => u.profile === profile
+      ) === true
+  })
 }

@@ -29,6 +29,8 @@ export interface SpawnHostOptions {
   /** What the error says failed to start, e.g. `serve`. */
   name?: string
   startTimeoutMs?: number
+  /** Run as another user (root only): a home that user may read but not write (the read-copy bench). */
+  user?: { uid: number; gid: number }
 }
 
 export async function spawnHost(opts: SpawnHostOptions): Promise<SpawnedHost> {
@@ -37,7 +39,8 @@ export async function spawnHost(opts: SpawnHostOptions): Promise<SpawnedHost> {
   const child = spawn(process.execPath, opts.args, {
     cwd: repo,
     env: { ...process.env, HERMES_HOME: '', ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe']
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...opts.user
   })
   let stderr = ''
   child.stderr!.on('data', (d) => (stderr += d))

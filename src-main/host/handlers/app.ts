@@ -3,7 +3,6 @@ import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 import { join } from 'node:path'
 import { errorMessage } from '@shared/contract/errors'
-import { problemOf } from '../../store'
 import { configProblem } from '../../config'
 import { readFileIfExists } from '../../files'
 import { envFileProblem } from '../../secrets'
@@ -27,7 +26,7 @@ function profiles(s: Services): ProfileInfo[] {
       info.sessionCount = store.sessionCount()
       if (store.notice) notices.push(store.notice)
     } catch (err) {
-      info.error = problemOf(err) // shown with the profile instead of a silent 0
+      info.error = s.stores.leftOut(e.name, err).reason // shown with the profile instead of a silent 0
     }
     // Its sessions are readable, but its settings are not what Settings would otherwise show (defaults).
     const config = configProblem(e.home)

@@ -9,6 +9,7 @@ import { journalModeSetting, writeRetryMs } from './write-retry'
 import { errorMessage } from '@shared/contract/errors'
 import { CronJobsWatch, MemoryFolderWatch } from './memory-watch'
 import { memoryFileProblems } from '../../memory'
+import { LockedOutWatch } from './lock-watch'
 
 export interface Services {
   root: string
@@ -74,8 +75,16 @@ export function createStoreServices(opts: {
     onJournalNotice: (profile, message) => log.warn('store', `profile ${profile}: ${message}`),
     nativeBinding: opts.nativeBinding,
     // the agent's prompt goes without a memory file: said where its sessions are listed, not only on the Memory page
-    profileNotices: (e) => memoryFileProblems(e.home)
+    profileNotices: (e) => memoryFileProblems(e.home),
+    onLockedOut: (profile) => lockedOut.add(profile)
   })
+  // A view of every profile served without a locked one reads it again when the lock goes (lock-watch.ts).
+  const lockedOut = new LockedOutWatch(
+    (profile) => {
+      if (stores.has(profile)) stores.get(profile).sessionCount()
+    },
+    (profile) => bus.emit('store.lockChanged', { profile, request: 'lockedOut', state: 'cleared' })
+  )
   const watchers = new Map<string, SessionWatcher>()
   const lockRetries = new Set<NodeJS.Timeout>()
   let closed = false
@@ -217,6 +226,7 @@ export function createStoreServices(opts: {
     async close() {
       closed = true
       for (const t of lockRetries) clearTimeout(t)
+      lockedOut.close()
       for (const fn of closers.reverse()) {
         try {
           await fn()
