@@ -6,7 +6,7 @@
 // SessionDB then reads the home. Also the protocol odds a client may send: HEAD, a gzip body, the SDK's
 // `conversation: {id}` form, and a streamed Response the caller hangs up on.
 import { execFileSync } from 'node:child_process'
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import OpenAI from 'openai'
@@ -19,6 +19,14 @@ import { startApiServer, type ApiServer } from './index'
 import { apiHostHome } from './test-fixtures/api-home'
 
 const UPSTREAM = process.env.HERMES_UPSTREAM ?? '/work/upstream'
+/** What upstream keeps when a streaming client hangs up (scripts/golden/api_stream_abort.py). */
+const abortGolden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/api-stream-abort/cases.json'), 'utf8')
+) as {
+  chat: { rows: Array<[string, string, string | null]> }
+  chat_again: { providerGot: Array<Array<[string, string]>>; rows: Array<[string, string, string | null]> }
+  responses: { getDuring: { status: number; response: { status: string; output: unknown[] } } }
+}
 const PY = '/usr/bin/python3'
 const withUpstream = existsSync(PY) && existsSync(join(UPSTREAM, 'hermes_state.py'))
 
@@ -141,6 +149,52 @@ describe('every request runs the agent: no stored reply is handed to another req
     }
     expect(outputs[1]).not.toBe(outputs[0])
     expect(provider.requests.length - before).toBe(4)
+  })
+
+  it("a Stop keeps the rows upstream keeps, and the next turn is given them (api-stream-abort's chat)", async () => {
+    // Upstream (scripts/golden/api_stream_abort.py): the user's message, then the reply streamed until the stop,
+    // trimmed; the chat UI's next message in that session is answered after both.
+    const sid = 'stopped-chat'
+    const controller = new AbortController()
+    const ask = 'stall a story to stop'
+    const stream = await client.chat.completions.create(
+      { model: 'hermes-agent', messages: [{ role: 'user', content: ask }], stream: true },
+      { signal: controller.signal, headers: { 'X-Hermes-Session-Id': sid } }
+    )
+    let got = ''
+    for await (const chunk of stream) if ((got += chunk.choices[0]?.delta?.content ?? '')) break
+    controller.abort()
+    const rows = () =>
+      db()
+        .prepare<[string], { role: string; content: string }>(
+          'SELECT role, content FROM messages WHERE session_id = ? ORDER BY id'
+        )
+        .all(sid)
+        .map((r) => [r.role, r.content])
+    const kept = await until(async () => (rows().length === 2 ? rows() : undefined))
+    expect(kept.map((r) => r[0])).toEqual(abortGolden.chat.rows.map((r) => r[0]))
+    // (the provider streamed "partial <n> " before it stalled; the client read the first piece of it)
+    expect(kept[0]).toEqual(['user', ask])
+    expect(kept[1]![1]).toMatch(/^partial \d+$/)
+    expect(kept[1]![1]!.startsWith(got)).toBe(true)
+    const before = provider.requests.length
+    await client.chat.completions.create(
+      {
+        model: 'hermes-agent',
+        messages: [
+          { role: 'user', content: ask },
+          { role: 'assistant', content: got },
+          { role: 'user', content: 'go on' }
+        ]
+      },
+      { headers: { 'X-Hermes-Session-Id': sid } }
+    )
+    const given = (provider.requests[before]!.body.messages as Msg[])
+      .filter((m) => m.role !== 'system')
+      .map((m) => [m.role, m.content])
+    expect(given.map((m) => m[0])).toEqual(abortGolden.chat_again.providerGot[0]!.map((m) => m[0]))
+    expect(given).toEqual([...kept, ['user', 'go on']])
+    expect(rows().map((r) => r[0])).toEqual(abortGolden.chat_again.rows.map((r) => r[0]))
   })
 
   it('a Stop (the client hangs up a stream) then the same request runs anew, finished with usage', async () => {
