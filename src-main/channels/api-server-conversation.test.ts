@@ -552,22 +552,28 @@ describe('a conversation whose system message changes every turn stays one sessi
 })
 
 describe('Responses', () => {
-  it('a streamed Response the caller hangs up on stops its turn and is kept as incomplete', async () => {
+  it('a streamed Response is read back in_progress, and once its caller hangs up is kept incomplete', async () => {
     const controller = new AbortController()
     const stream = await client.responses.create(
       { model: 'hermes-agent', input: 'stall the response', stream: true },
       { signal: controller.signal }
     )
     let id = ''
+    let during: OpenAI.Responses.Response | undefined
     for await (const e of stream) {
       if (e.type === 'response.created') id = e.response.id
-      if (e.type === 'response.output_text.delta') break
+      if (e.type !== 'response.output_text.delta') continue
+      // Read back while it streams (leaving the loop hangs up): upstream answers its in_progress snapshot.
+      during = await client.responses.retrieve(id)
+      break
     }
+    expect({ status: during?.status, output: during?.output }).toEqual(abortGolden.responses.getDuring.response)
     controller.abort()
-    // The provider holds its stream open until the turn is stopped: only a stopped turn is ever kept.
+    // The provider holds its stream open until the turn is stopped: the stopped turn is then kept.
     const kept = await until(async () => {
       const r = await fetch(`${server.url}/v1/responses/${id}`, { headers: auth })
-      return r.status === 200 ? ((await r.json()) as { status: string; output_text: string }) : undefined
+      const body = r.status === 200 ? ((await r.json()) as { status: string; output_text: string }) : undefined
+      return body?.status === 'in_progress' ? undefined : body
     })
     expect(kept.status).toBe('incomplete')
     expect(kept.output_text).toMatch(/^partial \d+/)
