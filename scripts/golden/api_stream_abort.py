@@ -14,6 +14,9 @@ answered at once. Cases, each over a real socket:
   session (role, content, finish_reason) and the session's end_reason/message_count.
 - chat_again: the same session asked again (the UI's next message, the cut reply shown before it); recorded: the
   history the provider was given and the rows afterwards.
+- chat_ui: the same without a session header, as a chat UI's Stop: hang up after the first text chunk, then resend the
+  history with the text the client got as the assistant's, then "go on". Recorded: the stopped session's rows, and
+  for the resend: same session or new, what the provider was given, the rows afterwards.
 - responses: POST /v1/responses, stream; the client reads response.created and the first text delta, asks
   GET /v1/responses/{id} while the stream is open, then closes. Recorded: the GET during the stream (status, the
   response's status and output), the GET after the agent has stopped, the session's rows, and what the provider
@@ -167,6 +170,37 @@ async def record(port, home):
         rows, session = rows_of(home, sid)
         out["chat_again"] = {"status": again.status, "reply": body["choices"][0]["message"]["content"],
                              "providerGot": SEEN[before:], "rows": rows, "session": session}
+
+        # a chat UI without a session header (Open WebUI's Stop): hang up, then resend the history with the text it got
+        HUNG_UP.clear()
+        ui_sys = {"role": "system", "content": "You are a chat UI's assistant."}
+        ask = {"role": "user", "content": "tell me about the sea"}
+        got = ""
+        resp = await http.post(f"{base}/v1/chat/completions", headers=auth, json={
+            "model": "hermes-agent", "stream": True, "messages": [ui_sys, ask]})
+        first_sid = resp.headers.get("X-Hermes-Session-Id")
+        async for line in resp.content:
+            line = line.decode().strip()
+            if line.startswith("data: {"):
+                got += json.loads(line[6:])["choices"][0]["delta"].get("content") or ""
+                if got:
+                    break
+        resp.close()
+        HUNG_UP.set()
+        await settle(home, first_sid, 2)
+        stopped_rows, _s = rows_of(home, first_sid)
+        before = len(SEEN)
+        async with http.post(f"{base}/v1/chat/completions", headers=auth, json={
+                "model": "hermes-agent", "messages": [ui_sys, ask, {"role": "assistant", "content": got},
+                                                      {"role": "user", "content": "go on"}]}) as again:
+            body = await again.json()
+            next_sid = again.headers.get("X-Hermes-Session-Id")
+        await asyncio.sleep(0.5)
+        rows, session = rows_of(home, next_sid)
+        out["chat_ui"] = {"clientGot": got, "stoppedRows": stopped_rows,
+                          "next": {"status": again.status, "session": "same" if next_sid == first_sid else "new",
+                                   "reply": body["choices"][0]["message"]["content"],
+                                   "providerGot": SEEN[before:], "rows": rows, "session_row": session}}
 
         # responses: read back while streaming, then hang up
         HUNG_UP.clear()

@@ -25,6 +25,7 @@ const abortGolden = JSON.parse(
 ) as {
   chat: { rows: Array<[string, string, string | null]> }
   chat_again: { providerGot: Array<Array<[string, string]>>; rows: Array<[string, string, string | null]> }
+  chat_ui: { next: { session: string; rows: Array<[string, string, string | null]> } }
   responses: { getDuring: { status: number; response: { status: string; output: unknown[] } } }
 }
 const PY = '/usr/bin/python3'
@@ -195,6 +196,45 @@ describe('every request runs the agent: no stored reply is handed to another req
     expect(given.map((m) => m[0])).toEqual(abortGolden.chat_again.providerGot[0]!.map((m) => m[0]))
     expect(given).toEqual([...kept, ['user', 'go on']])
     expect(rows().map((r) => r[0])).toEqual(abortGolden.chat_again.rows.map((r) => r[0]))
+  })
+
+  it("a chat UI's Stop, then its next message with the text it got: the same session (api-stream-abort's chat_ui)", async () => {
+    // Upstream keys the conversation on its opening, so the resend after a Stop continues its session, though the
+    // client got only a beginning of the stored reply; here it used to look like an edited reply and branch.
+    const opening = [
+      { role: 'system' as const, content: "You are a chat UI's assistant." },
+      { role: 'user' as const, content: 'stall about the sea' }
+    ]
+    const controller = new AbortController()
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'hermes-agent', messages: opening, stream: true }, { signal: controller.signal })
+      .withResponse()
+    const sid = response.headers.get('x-hermes-session-id')!
+    let got = ''
+    for await (const chunk of stream) if ((got += chunk.choices[0]?.delta?.content ?? '')) break
+    controller.abort()
+    const roles = (s: string) =>
+      db()
+        .prepare<[string], { role: string }>('SELECT role FROM messages WHERE session_id = ? ORDER BY id')
+        .all(s)
+        .map((r) => r.role)
+    await until(async () => (roles(sid).length === 2 ? true : undefined))
+    const again = await client.chat.completions
+      .create({
+        model: 'hermes-agent',
+        messages: [...opening, { role: 'assistant', content: got }, { role: 'user', content: 'go on' }]
+      })
+      .withResponse()
+    expect(abortGolden.chat_ui.next.session).toBe('same')
+    expect(sidOf(again)).toBe(sid)
+    expect(roles(sid)).toEqual(abortGolden.chat_ui.next.rows.map((r) => r[0]))
+    // An assistant message that is not a beginning of the stopped reply is an edit: a branch, as before.
+    const edited = await chat([
+      ...opening,
+      { role: 'assistant', content: 'not what it said' },
+      { role: 'user', content: 'hm' }
+    ])
+    expect(sidOf(edited)).not.toBe(sid)
   })
 
   it('a Stop (the client hangs up a stream) then the same request runs anew, finished with usage', async () => {
