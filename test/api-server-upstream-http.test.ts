@@ -438,4 +438,24 @@ describe('the official openai SDK reads what upstream would have given it', () =
     await expect(client().responses.retrieve(unstored.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError)
     expect((await client().models.retrieve('hermes-agent')).id).toBe('hermes-agent')
   })
+  it("a refused request: the SDK's error class and its status, type, code and message as upstream's", async () => {
+    const refused = async (name: string, call: (c: OpenAI) => Promise<unknown>, key = golden.key) => {
+      const want = golden.cases.find((c) => c.name === name)!
+      const err = (await call(new OpenAI({ baseURL: `${base}/v1`, apiKey: key, maxRetries: 0 })).catch(
+        (e: unknown) => e
+      )) as InstanceType<typeof OpenAI.APIError>
+      const body = (want.json as { error: { message: string; type: string; code?: string | null } }).error
+      expect(err).toBeInstanceOf(OpenAI.APIError)
+      expect([err.status, err.type, err.message]).toEqual([want.status, body.type, `${want.status} ${body.message}`])
+      if (body.code) expect(err.code).toBe(body.code)
+      return err
+    }
+    expect(await refused('models_wrong_key', (c) => c.models.list(), 'wrong')).toBeInstanceOf(
+      OpenAI.AuthenticationError
+    )
+    const big = 'x'.repeat(11_000_000)
+    await refused('chat_body_11mb', (c) =>
+      c.chat.completions.create({ model: 'hermes-agent', messages: [{ role: 'user', content: big }] })
+    )
+  })
 })
