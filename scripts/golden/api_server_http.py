@@ -14,7 +14,9 @@ X-Hermes-Completed/-Partial, X-Hermes-Session-Key, whether X-Hermes-Session-Id i
 hardening headers); the body: JSON normalised (ids and timestamps replaced by placeholders, see norm()), or for SSE
 the frame sequence (event name + normalised data, comments as `:`). A request body `<padded:N>` stands for a chat
 request whose one user message is N "x"; `<id:resp>`/`<id:run>` in a path or body for an id an earlier case returned
-(`<id:resp_kept>`: responses_tool's, never deleted; `<id:resp_instr>`: responses_instructions'). `sameSessionAs: NAME` marks a run whose status names the session
+(`<id:resp_kept>`: responses_tool's, never deleted; `<id:resp_instr>`: responses_instructions'; `<id:resp_streamed>`,
+`<id:resp_unstored>`, `<id:resp_stream_unstored>`: the responses of the cases so named, a streamed one's id read from its
+response.created event). `sameSessionAs: NAME` marks a run whose status names the session
 that case's answer was recorded in.
 
 Usage: /usr/bin/python3 scripts/golden/api_server_http.py
@@ -152,8 +154,8 @@ def norm(value, key=None):
     return value
 
 
-def parse_sse(text):
-    """Frames in order: {"event"?, "data"} with JSON data parsed; comment lines as {"comment": text}."""
+def parse_sse(text, keep_ids=False):
+    """Frames in order: {"event"?, "data"} with JSON data parsed (normalised unless keep_ids); comments as {"comment": text}."""
     frames = []
     for block in text.replace("\r\n", "\n").split("\n\n"):
         if not block.strip():
@@ -169,7 +171,7 @@ def parse_sse(text):
         if data:
             raw = "\n".join(data)
             try:
-                frame["data"] = norm(json.loads(raw))
+                frame["data"] = json.loads(raw) if keep_ids else norm(json.loads(raw))
             except ValueError:
                 frame["data"] = raw
             frames.append(frame)
@@ -429,6 +431,42 @@ def cases():
         ("responses_session_key_too_long", "POST", "/v1/responses", {**JSON_AUTH, "X-Hermes-Session-Key": "k" * 257},
          {"model": "hermes-agent", "input": "x"}),
         ("runs_create_session_key", "POST", "/v1/runs", {**JSON_AUTH, "X-Hermes-Session-Key": SCOPE}, {"input": "a run, with my key"}),
+        # What SDK clients add to a request: sampling settings, n, their own function tools, a response format.
+        ("chat_stream_tool_usage", "POST", "/v1/chat/completions", JSON_AUTH,
+         {**said("stream, use a tool, count it"), "stream": True, "stream_options": {"include_usage": True}}),
+        ("chat_stream_usage_false", "POST", "/v1/chat/completions", JSON_AUTH,
+         {**said("stream without usage"), "stream": True, "stream_options": {"include_usage": False}}),
+        ("chat_sampling_params", "POST", "/v1/chat/completions", JSON_AUTH,
+         {**said("with sampling settings"), "temperature": 0.2, "top_p": 0.9, "max_tokens": 5,
+          "max_completion_tokens": 5, "presence_penalty": 0.1, "frequency_penalty": 0.1, "seed": 7, "stop": ["\n"],
+          "user": "user-1", "logprobs": False, "parallel_tool_calls": True}),
+        ("chat_n_2", "POST", "/v1/chat/completions", JSON_AUTH, {**said("two choices please"), "n": 2}),
+        ("chat_client_tools", "POST", "/v1/chat/completions", JSON_AUTH,
+         {**said("with the client's own tools"), "tool_choice": "auto", "tools": [{"type": "function", "function": {
+             "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]}),
+        ("chat_response_format", "POST", "/v1/chat/completions", JSON_AUTH,
+         {**said("answer as json"), "response_format": {"type": "json_object"}}),
+        ("responses_sampling_params", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": "a response with settings", "temperature": 0.2, "top_p": 0.9,
+          "max_output_tokens": 16, "metadata": {"k": "v"}, "parallel_tool_calls": False, "truncation": "auto",
+          "text": {"format": {"type": "text"}}, "user": "user-1"}),
+        ("responses_client_tools", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": "a response, with the client's own tools", "tool_choice": "auto",
+          "tools": [{"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {}}}]}),
+        # A streamed response, then read back; a store:false one read back.
+        ("responses_stream_kept", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": "stream this one and keep it", "stream": True, "instructions": "Be brief."}),
+        ("responses_get_streamed", "GET", "/v1/responses/<id:resp_streamed>", AUTH, None),
+        ("responses_chain_streamed", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": "after the streamed one", "previous_response_id": "<id:resp_streamed>"}),
+        ("responses_unstored", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": "keep nothing of this", "store": False}),
+        ("responses_get_unstored", "GET", "/v1/responses/<id:resp_unstored>", AUTH, None),
+        ("responses_delete_unstored", "DELETE", "/v1/responses/<id:resp_unstored>", AUTH, None),
+        ("responses_stream_unstored", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": "stream, keep nothing", "stream": True, "store": False}),
+        ("responses_get_stream_unstored", "GET", "/v1/responses/<id:resp_stream_unstored>", AUTH, None),
+        ("models_retrieve", "GET", "/v1/models/hermes-agent", AUTH, None),
     ]
 
 
@@ -442,6 +480,9 @@ async def exchange(http, base, state, name, method, path, headers, body):
     def fill(text):
         return (text.replace("<id:resp_kept>", state.get("resp_kept", "")).replace("<id:resp>", state.get("resp", ""))
                 .replace("<id:resp_instr>", state.get("resp_instr", ""))
+                .replace("<id:resp_streamed>", state.get("resp_streamed", ""))
+                .replace("<id:resp_unstored>", state.get("resp_unstored", ""))
+                .replace("<id:resp_stream_unstored>", state.get("resp_stream_unstored", ""))
                 .replace("<id:run>", state.get("run", "")))
 
     kwargs = {"headers": headers}
@@ -495,6 +536,12 @@ async def record(port, adapter):
                 state["resp_instr"] = json.loads(text)["id"]
             if entry["name"] == "responses_tool":
                 state["resp_kept"] = json.loads(text)["id"]
+            if entry["name"] == "responses_unstored":
+                state["resp_unstored"] = json.loads(text)["id"]
+            if entry["name"] in ("responses_stream_kept", "responses_stream_unstored"):
+                created = next(f for f in parse_sse(text, keep_ids=True) if f.get("event") == "response.created")
+                state["resp_streamed" if entry["name"] == "responses_stream_kept" else "resp_stream_unstored"] = (
+                    created["data"]["response"]["id"])
             if entry["name"] in SAME_SESSION_HEADER:
                 earlier = SAME_SESSION_HEADER[entry["name"]]
                 same = state["sessions"][entry["name"]] == state["sessions"].get(earlier)

@@ -360,7 +360,7 @@ describe('a provider stream cut off mid-reply', () => {
       ['user', null, null],
       ['assistant', 'Part one,', 'length'],
       ['user', null, null],
-      ['assistant', 'part two ', 'interrupted']
+      ['assistant', 'part two', 'interrupted']
     ])
   })
 

@@ -118,9 +118,11 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       host.apiCallCount++
       if (ctx.signal.aborted) {
         // Keep what the user already saw streaming in; the answer so far is the parts cut off before it (a Stop while
-        // the model continues a cut-off reply) joined with it, as a finished continuation joins them.
-        if (err.partialText || err.partialReasoning) {
-          const partial = assistantMessage({ text: err.partialText, reasoning: err.partialReasoning, toolCalls: [] })
+        // the model continues a cut-off reply) joined with it, as a finished continuation joins them. The kept row is
+        // trimmed, as upstream keeps a stopped reply (its next turn's history reads that row).
+        const text = err.partialText.trim()
+        if (text || err.partialReasoning) {
+          const partial = assistantMessage({ text, reasoning: err.partialReasoning, toolCalls: [] })
           await host.save(partial, ctx, { finishReason: 'interrupted' })
         }
         return stopped(host, ctx, parts.join('') + err.partialText)

@@ -6,7 +6,7 @@
 // SessionDB then reads the home. Also the protocol odds a client may send: HEAD, a gzip body, the SDK's
 // `conversation: {id}` form, and a streamed Response the caller hangs up on.
 import { execFileSync } from 'node:child_process'
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import OpenAI from 'openai'
@@ -19,6 +19,15 @@ import { startApiServer, type ApiServer } from './index'
 import { apiHostHome } from './test-fixtures/api-home'
 
 const UPSTREAM = process.env.HERMES_UPSTREAM ?? '/work/upstream'
+/** What upstream keeps when a streaming client hangs up (scripts/golden/api_stream_abort.py). */
+const abortGolden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/api-stream-abort/cases.json'), 'utf8')
+) as {
+  chat: { rows: Array<[string, string, string | null]> }
+  chat_again: { providerGot: Array<Array<[string, string]>>; rows: Array<[string, string, string | null]> }
+  chat_ui: { next: { session: string; rows: Array<[string, string, string | null]> } }
+  responses: { getDuring: { status: number; response: { status: string; output: unknown[] } } }
+}
 const PY = '/usr/bin/python3'
 const withUpstream = existsSync(PY) && existsSync(join(UPSTREAM, 'hermes_state.py'))
 
@@ -141,6 +150,91 @@ describe('every request runs the agent: no stored reply is handed to another req
     }
     expect(outputs[1]).not.toBe(outputs[0])
     expect(provider.requests.length - before).toBe(4)
+  })
+
+  it("a Stop keeps the rows upstream keeps, and the next turn is given them (api-stream-abort's chat)", async () => {
+    // Upstream (scripts/golden/api_stream_abort.py): the user's message, then the reply streamed until the stop,
+    // trimmed; the chat UI's next message in that session is answered after both.
+    const sid = 'stopped-chat'
+    const controller = new AbortController()
+    const ask = 'stall a story to stop'
+    const stream = await client.chat.completions.create(
+      { model: 'hermes-agent', messages: [{ role: 'user', content: ask }], stream: true },
+      { signal: controller.signal, headers: { 'X-Hermes-Session-Id': sid } }
+    )
+    let got = ''
+    for await (const chunk of stream) if ((got += chunk.choices[0]?.delta?.content ?? '')) break
+    controller.abort()
+    const rows = () =>
+      db()
+        .prepare<[string], { role: string; content: string }>(
+          'SELECT role, content FROM messages WHERE session_id = ? ORDER BY id'
+        )
+        .all(sid)
+        .map((r) => [r.role, r.content])
+    const kept = await until(async () => (rows().length === 2 ? rows() : undefined))
+    expect(kept.map((r) => r[0])).toEqual(abortGolden.chat.rows.map((r) => r[0]))
+    // (the provider streamed "partial <n> " before it stalled; the client read the first piece of it)
+    expect(kept[0]).toEqual(['user', ask])
+    expect(kept[1]![1]).toMatch(/^partial \d+$/)
+    expect(kept[1]![1]!.startsWith(got)).toBe(true)
+    const before = provider.requests.length
+    await client.chat.completions.create(
+      {
+        model: 'hermes-agent',
+        messages: [
+          { role: 'user', content: ask },
+          { role: 'assistant', content: got },
+          { role: 'user', content: 'go on' }
+        ]
+      },
+      { headers: { 'X-Hermes-Session-Id': sid } }
+    )
+    const given = (provider.requests[before]!.body.messages as Msg[])
+      .filter((m) => m.role !== 'system')
+      .map((m) => [m.role, m.content])
+    expect(given.map((m) => m[0])).toEqual(abortGolden.chat_again.providerGot[0]!.map((m) => m[0]))
+    expect(given).toEqual([...kept, ['user', 'go on']])
+    expect(rows().map((r) => r[0])).toEqual(abortGolden.chat_again.rows.map((r) => r[0]))
+  })
+
+  it("a chat UI's Stop, then its next message with the text it got: the same session (api-stream-abort's chat_ui)", async () => {
+    // Upstream keys the conversation on its opening, so the resend after a Stop continues its session, though the
+    // client got only a beginning of the stored reply; here it used to look like an edited reply and branch.
+    const opening = [
+      { role: 'system' as const, content: "You are a chat UI's assistant." },
+      { role: 'user' as const, content: 'stall about the sea' }
+    ]
+    const controller = new AbortController()
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'hermes-agent', messages: opening, stream: true }, { signal: controller.signal })
+      .withResponse()
+    const sid = response.headers.get('x-hermes-session-id')!
+    let got = ''
+    for await (const chunk of stream) if ((got += chunk.choices[0]?.delta?.content ?? '')) break
+    controller.abort()
+    const roles = (s: string) =>
+      db()
+        .prepare<[string], { role: string }>('SELECT role FROM messages WHERE session_id = ? ORDER BY id')
+        .all(s)
+        .map((r) => r.role)
+    await until(async () => (roles(sid).length === 2 ? true : undefined))
+    const again = await client.chat.completions
+      .create({
+        model: 'hermes-agent',
+        messages: [...opening, { role: 'assistant', content: got }, { role: 'user', content: 'go on' }]
+      })
+      .withResponse()
+    expect(abortGolden.chat_ui.next.session).toBe('same')
+    expect(sidOf(again)).toBe(sid)
+    expect(roles(sid)).toEqual(abortGolden.chat_ui.next.rows.map((r) => r[0]))
+    // An assistant message that is not a beginning of the stopped reply is an edit: a branch, as before.
+    const edited = await chat([
+      ...opening,
+      { role: 'assistant', content: 'not what it said' },
+      { role: 'user', content: 'hm' }
+    ])
+    expect(sidOf(edited)).not.toBe(sid)
   })
 
   it('a Stop (the client hangs up a stream) then the same request runs anew, finished with usage', async () => {
@@ -498,22 +592,28 @@ describe('a conversation whose system message changes every turn stays one sessi
 })
 
 describe('Responses', () => {
-  it('a streamed Response the caller hangs up on stops its turn and is kept as incomplete', async () => {
+  it('a streamed Response is read back in_progress, and once its caller hangs up is kept incomplete', async () => {
     const controller = new AbortController()
     const stream = await client.responses.create(
       { model: 'hermes-agent', input: 'stall the response', stream: true },
       { signal: controller.signal }
     )
     let id = ''
+    let during: OpenAI.Responses.Response | undefined
     for await (const e of stream) {
       if (e.type === 'response.created') id = e.response.id
-      if (e.type === 'response.output_text.delta') break
+      if (e.type !== 'response.output_text.delta') continue
+      // Read back while it streams (leaving the loop hangs up): upstream answers its in_progress snapshot.
+      during = await client.responses.retrieve(id)
+      break
     }
+    expect({ status: during?.status, output: during?.output }).toEqual(abortGolden.responses.getDuring.response)
     controller.abort()
-    // The provider holds its stream open until the turn is stopped: only a stopped turn is ever kept.
+    // The provider holds its stream open until the turn is stopped: the stopped turn is then kept.
     const kept = await until(async () => {
       const r = await fetch(`${server.url}/v1/responses/${id}`, { headers: auth })
-      return r.status === 200 ? ((await r.json()) as { status: string; output_text: string }) : undefined
+      const body = r.status === 200 ? ((await r.json()) as { status: string; output_text: string }) : undefined
+      return body?.status === 'in_progress' ? undefined : body
     })
     expect(kept.status).toBe('incomplete')
     expect(kept.output_text).toMatch(/^partial \d+/)

@@ -21,6 +21,8 @@
  *   to the stored session; it runs in a branch that holds the history up to that message.
  * - An earlier message edited: a branch from the stored session, holding the turns before the edit.
  * - An empty assistant bubble (a failed or stopped turn): left out on both sides (`said`).
+ * - A reply the user stopped (Open WebUI's Stop: the client hangs up mid-stream): sent back as far as it reached the
+ *   client, a beginning of the stored text; the same turn, as upstream's derived id keeps the session.
  * - The oldest messages dropped to fit the client's context window (LibreChat, SillyTavern): the first message is then
  *   another one every turn, and upstream starts a session per turn; here the session whose latest reply the history
  *   ends with, holding all of it, is continued. A Regenerate or edit of such a history branches from the session
@@ -52,6 +54,11 @@ export interface StoredTurn extends Turn {
    * the final reply), `final` the final reply alone, which is what a non-streaming answer carried.
    */
   final?: string
+  /**
+   * An assistant turn that ends with a reply stopped mid-stream (a client's Stop: it hung up). The client shows only
+   * what reached it before it hung up, a beginning of what the stream had sent by then.
+   */
+  stopped?: boolean
 }
 
 /** The host's view of the profile's stored sessions (channels/ cannot import store/). */
@@ -139,9 +146,12 @@ const same = (a: Turn, b: Turn | StoredTurn) =>
   (comparable(a.content) === comparable(b.content) ||
     (a.role === 'user' && withContext(comparable(b.content), comparable(a.content))) ||
     (a.role === 'assistant' && squash(a.content) === squash(b.content)) ||
+    // A stopped reply sent back as the client got it: a beginning of the stored text (upstream keeps the session).
+    (a.role === 'assistant' && 'stopped' in b && !!b.stopped && stoppedShown(a.content, b.content)) ||
     // A message with images is stored as its text with each image as "[screenshot]" (older rows: the parts).
     (a.parts !== undefined && comparable(storedPartsText(a.parts) ?? '') === comparable(b.content)) ||
     ('final' in b && b.final !== undefined && comparable(a.content) === comparable(b.final)))
+const stoppedShown = (sent: string, stored: string) => squash(sent) !== '' && squash(stored).startsWith(squash(sent))
 const MAX_DEPTH = 16
 
 /**

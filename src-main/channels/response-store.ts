@@ -77,8 +77,9 @@ export class ResponseStore {
     }
   }
 
+  /** Stores `k` under `id`; a later put of the same id (a streamed response's next snapshot) replaces it. */
   put(id: string, k: Kept): void {
-    this.order.push(id)
+    if (!this.order.includes(id)) this.order.push(id)
     if (!this.dir || !this.writeFile(id, k)) this.kept.set(id, k)
     while (this.order.length > MAX_KEPT) this.drop(this.order.shift()!)
   }

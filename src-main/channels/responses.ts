@@ -173,9 +173,14 @@ export async function createResponse(
       ...(task ? { task } : {}),
       ...extra
     })
+  // Stored unless `store: false`; a streamed one from its response.created on (in_progress, then failed or finished),
+  // as upstream keeps each snapshot, so GET /v1/responses/{id} answers while it streams.
+  const stash = (response: Record<string, unknown>, sid: string) => {
+    if (requestFlag(body.store, true)) store.put(id, { body: response, sessionId: sid })
+  }
   const keep = (response: Record<string, unknown>, r: ChannelTurnResult) => {
     if (!requestFlag(body.store, true)) return
-    store.put(id, { body: response, sessionId: r.sessionId })
+    stash(response, r.sessionId)
     if (conversation) store.name(conversation, id)
   }
 
@@ -206,9 +211,12 @@ export async function createResponse(
   let seq = 0
   const event = (type: string, data: Record<string, unknown>) => send?.({ type, sequence_number: seq++, ...data }, type)
   let at: { item_id: string; output_index: number; content_index: number } | null = null
+  let openedIn = ''
   const open = (sid: string) => {
     if (send) return
+    openedIn = sid
     send = openSse(res, { ...cors, 'x-hermes-session-id': sid, ...warningsHeader(warnings) })
+    stash(shell('in_progress', ''), sid)
     event('response.created', { response: shell('in_progress', '') })
     event('response.in_progress', { response: shell('in_progress', '') })
   }
@@ -249,9 +257,12 @@ export async function createResponse(
     if (failed(r)) {
       // Upstream's failed envelope: the error (also as the output's text, which it shows as the reply) and usage.
       const message = r.error || 'the agent turn failed'
-      event('response.failed', {
-        response: { ...shell('failed', message, r), error: { code: 'server_error', type: 'server_error', message } }
-      })
+      const response = {
+        ...shell('failed', message, r),
+        error: { code: 'server_error', type: 'server_error', message }
+      }
+      stash(response, r.sessionId)
+      event('response.failed', { response })
     } else {
       const response = shell(finishedStatus(r), r.reply, r, true)
       keep(response, r)
@@ -264,12 +275,12 @@ export async function createResponse(
   } catch (err) {
     finished = true
     if (!send) throw err
-    event('response.failed', {
-      response: {
-        ...shell('failed', ''),
-        error: { code: 'server_error', type: 'server_error', message: errorMessage(err) }
-      }
-    })
+    const response = {
+      ...shell('failed', ''),
+      error: { code: 'server_error', type: 'server_error', message: errorMessage(err) }
+    }
+    stash(response, openedIn)
+    event('response.failed', { response })
   } finally {
     release()
   }

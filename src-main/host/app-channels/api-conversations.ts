@@ -92,7 +92,8 @@ function storedTurns(items: Items): StoredTurn[] {
       // reply) run together; not streamed, the final reply alone.
       const prev = turns.at(-1)
       const final = m.toolCalls?.length ? undefined : m.content
-      const at = { id: m.id, at: m.timestamp }
+      // a reply stopped mid-stream (turn-loop.ts keeps it so): its client may have got only a beginning of it
+      const at = { id: m.id, at: m.timestamp, stopped: m.finishReason === 'interrupted' }
       if (prev?.role === 'assistant')
         turns[turns.length - 1] = {
           ...prev,
