@@ -56,6 +56,13 @@ def provider_home(base_url: str, model: str = "m", toolsets: str = "  api_server
     return home
 
 
+def write_files(root: Path, files: dict) -> None:
+    """Each `relative path: text` written under `root`, its folders made: a home's scripts, skills and config."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
 def freeze_cron_clock(iso: str) -> datetime:
     """Upstream's cron reads "now" through cron.jobs._hermes_now: pin it to `iso` in the home's zone (local time when
     the home names none) and return that moment."""
@@ -120,6 +127,16 @@ def message_rows(db_path, session_id: str) -> list:
         if r["tool_calls"]:
             r["tool_calls"] = json.loads(r["tool_calls"])
     return rows
+
+
+def built_db(build, copy_to: Path) -> Path:
+    """A state.db `build(path)` writes into a new temp_dir, copied to `copy_to` (a fixture's home.db): the built file,
+    beside which the script keeps its other scratch databases."""
+    db = temp_dir("golden-db-") / "state.db"
+    build(db)
+    copy_to.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(db, copy_to)
+    return db
 
 
 def write_golden(path: Path, script: str, fields: dict) -> None:
