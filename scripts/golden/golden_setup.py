@@ -1,6 +1,7 @@
 """The setup the golden scripts share: a temp HERMES_HOME with upstream's checkout importable, temp folders that go
-when the script ends, the cron clock held still, upstream's API server on a free port, a scripted provider's stream
-chunk, a session's stored rows, and the golden JSON file written the one way the fixtures are.
+when the script ends (so a generator leaves nothing in /tmp), a home's files, the cron clock held still, a scripted
+OpenAI-compatible provider and a home that uses it, upstream's API server on a free port, a built source database, a
+session's stored rows, and the golden JSON file written the one way the fixtures are.
 
 Imported by the scripts next to it, as upstream_cli.py is (this folder is on sys.path when one runs).
 """
@@ -19,7 +20,6 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 from upstream_cli import UPSTREAM, upstream_commit  # also keeps Python from writing bytecode here
-
 
 
 def temp_dir(prefix: str) -> Path:
