@@ -12,7 +12,7 @@ export default defineConfig({
     // importing the same packages again. test/support/fresh-file.ts gives each file what a fresh process would (the
     // project's modules evaluated anew, the starting environment and working directory, real timers).
     isolate: false,
-    setupFiles: ['test/support/fresh-file.ts'],
+    setupFiles: ['test/support/fresh-file.ts', 'test/support/file-temp-root.ts'],
     // vitest's default is one worker per core minus one: a single file at a time here, while most files wait on
     // child processes, sockets or locks. Two keep both cores busy.
     maxWorkers: 2,

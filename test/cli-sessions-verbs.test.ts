@@ -88,7 +88,7 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
     const dir = copy('fidelity')
     const holder = new Database(join(dir, 'state.db'))
     const tty = Object.getOwnPropertyDescriptor(process.stderr, 'isTTY')
-    const locked = /^caduceus: unavailable: The session database of profile 'default' is locked by another program/
+    const locked = /^caduceus: The session database of profile 'default' is locked by another program/
     try {
       holder.exec('BEGIN EXCLUSIVE')
       process.env.CADUCEUS_WRITE_RETRY_SECONDS = '0.2'

@@ -87,8 +87,9 @@ describe('a home this user can read but not write', () => {
 
     const rename = cli('sessions', 'rename', 'ancient', 'renamed')
     expect(rename.code).toBe(1)
+    // a refusal is its message after the command's name, as every other one the CLI prints (no request code)
     expect(rename.stderr).toMatch(
-      /state\.db cannot be changed: its folder is not writable by .* \(Caduceus reads it from a copy/
+      /^caduceus: \S+\/state\.db cannot be changed: its folder is not writable by .* \(Caduceus reads it from a copy/m
     )
     expect(sha(db)).toBe(before)
     expect(existsSync(`${db}-shm`) || existsSync(`${db}-wal`)).toBe(false)
@@ -103,7 +104,8 @@ describe('a home this user can read but not write', () => {
     expect(memory.stderr).toMatch(/MEMORY\.md cannot be changed: .*\/memories is not writable by /)
     expect(readFileSync(join(home, 'memories/MEMORY.md'), 'utf8')).toBe('the owner wrote this')
     const config = cli('memory', 'setup', 'holographic')
-    expect(config.stderr).toMatch(/config\.yaml cannot be changed: .*\/home is not writable by /)
+    expect(config.code).toBe(1)
+    expect(config.stderr).toMatch(/^caduceus memory: config\.yaml cannot be changed: .*\/home is not writable by /m)
     expect(existsSync(join(home, 'cron')) || existsSync(join(home, 'config.yaml'))).toBe(false)
   })
 

@@ -18,15 +18,11 @@ Writes test/fixtures/upstream/api-continue/cases.json; replayed by src-main/chan
 import asyncio
 import json
 import os
-import socket
 import sqlite3
-import sys
-import tempfile
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
+from golden_setup import provider_home, serve_provider, upstream_api_server, write_golden
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "api-continue"
 KEY = "hk_golden_key_0123456789"
@@ -129,43 +125,16 @@ async def record(port, home):
 
 
 async def main_async(home):
-    from aiohttp import web
-    from gateway.config import PlatformConfig
-    from gateway.platforms.api_server import APIServerAdapter
-
-    web.StreamResponse.__bool__ = lambda self: True  # as api_server_http.py: the aiohttp upstream pins
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    adapter = APIServerAdapter(PlatformConfig(enabled=True, extra={"key": KEY, "host": "127.0.0.1", "port": port}))
-    if not await adapter.connect():
-        raise SystemExit("upstream's API server did not start")
-    try:
+    async with upstream_api_server(KEY) as (port, _):
         return await record(port, home)
-    finally:
-        await adapter.disconnect()
 
 
 def main() -> None:
-    provider = ThreadingHTTPServer(("127.0.0.1", 0), Provider)
-    threading.Thread(target=provider.serve_forever, daemon=True).start()
-    with tempfile.TemporaryDirectory() as home:
-        os.environ["HERMES_HOME"] = home
-        os.environ["OPENAI_API_KEY"] = "sk-golden"
-        os.environ.pop("API_SERVER_KEY", None)
-        Path(home, "config.yaml").write_text(
-            f"model:\n  default: m\n  provider: custom\n  base_url: http://127.0.0.1:{provider.server_address[1]}/v1\n"
-            "platform_toolsets:\n  api_server: []\n")
-        sys.path.insert(0, str(UPSTREAM))
-        recorded = asyncio.run(main_async(home))
+    provider, base_url = serve_provider(Provider)
+    home = provider_home(base_url)
+    recorded = asyncio.run(main_async(str(home)))
     provider.shutdown()
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "cases.json").write_text(json.dumps({
-        "upstreamCommit": upstream_commit(),
-        "script": "scripts/golden/api_continue_rows.py",
-        "steps": recorded,
-    }, indent=1, ensure_ascii=False) + "\n")
+    write_golden(OUT / "cases.json", "scripts/golden/api_continue_rows.py", {"steps": recorded})
     print(f"{len(recorded)} steps → {OUT / 'cases.json'}")
 
 

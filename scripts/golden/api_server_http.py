@@ -27,15 +27,11 @@ Replayed against Caduceus by test/api-server-upstream-http.test.ts.
 """
 import asyncio
 import json
-import os
 import re
-import socket
-import sys
-import tempfile
 import time
 from pathlib import Path
 
-from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
+from golden_setup import upstream_api_server, upstream_home, write_golden
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "api-server-http"
 KEY = "hk_golden_key_0123456789"
@@ -176,14 +172,6 @@ def parse_sse(text, keep_ids=False):
                 frame["data"] = raw
             frames.append(frame)
     return frames
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def cases():
@@ -579,43 +567,20 @@ async def record(port, adapter):
 
 
 async def main_async():
-    from aiohttp import web
-    from gateway.config import PlatformConfig
-    from gateway.platforms.api_server import APIServerAdapter
-
-    # Upstream refuses a request with `if auth_err: return auth_err`. Debian's aiohttp (3.8) makes a fresh
-    # web.Response falsy (an empty MutableMapping), so under it every auth check would pass; the aiohttp upstream
-    # pins (pyproject.toml: 3.14.1) answers True (aio-libs/aiohttp#10119), and upstream's own tests assert the 401.
-    # Run it under the semantics it pins.
-    web.StreamResponse.__bool__ = lambda self: True
-
-    port = free_port()
-    adapter = APIServerAdapter(PlatformConfig(enabled=True, extra={
-        "key": KEY, "host": "127.0.0.1", "port": port, "cors_origins": ["http://localhost:3000"]}))
-    adapter._create_agent = lambda **kw: ScriptedAgent(**kw)
-    if not await adapter.connect():
-        raise SystemExit("upstream's API server did not start")
-    try:
+    # upstream's own tests assert the 401s this server answers under the aiohttp it pins (golden_setup.py)
+    async with upstream_api_server(KEY, ScriptedAgent, cors_origins=["http://localhost:3000"]) as (port, adapter):
         return await record(port, adapter)
-    finally:
-        await adapter.disconnect()
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as home:
-        os.environ["HERMES_HOME"] = home
-        os.environ.pop("API_SERVER_KEY", None)
-        sys.path.insert(0, str(UPSTREAM))
-        recorded = asyncio.run(main_async())
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "cases.json").write_text(json.dumps({
-        "upstreamCommit": upstream_commit(),
-        "script": "scripts/golden/api_server_http.py",
+    upstream_home()
+    recorded = asyncio.run(main_async())
+    write_golden(OUT / "cases.json", "scripts/golden/api_server_http.py", {
         "key": KEY,
         "reply": REPLY,
         "usage": {"prompt_tokens": USAGE[0], "completion_tokens": USAGE[1], "total_tokens": USAGE[2]},
         "cases": recorded,
-    }, indent=1, ensure_ascii=False) + "\n")
+    })
     print(f"{len(recorded)} cases → {OUT / 'cases.json'}")
 
 

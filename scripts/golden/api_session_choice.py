@@ -21,14 +21,10 @@ Writes test/fixtures/upstream/api-session-choice/cases.json; replayed by src-mai
 """
 import asyncio
 import json
-import os
 import re
-import socket
-import sys
-import tempfile
 from pathlib import Path
 
-from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
+from golden_setup import upstream_api_server, upstream_home, write_golden
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "api-session-choice"
 KEY = "hk_golden_key_0123456789"
@@ -165,38 +161,14 @@ async def record(port):
 
 
 async def main_async():
-    from aiohttp import web
-    from gateway.config import PlatformConfig
-    from gateway.platforms.api_server import APIServerAdapter
-
-    web.StreamResponse.__bool__ = lambda self: True  # as api_server_http.py: the aiohttp upstream pins
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    adapter = APIServerAdapter(PlatformConfig(enabled=True, extra={"key": KEY, "host": "127.0.0.1", "port": port}))
-    adapter._create_agent = lambda **kw: ScriptedAgent(**kw)
-    if not await adapter.connect():
-        raise SystemExit("upstream's API server did not start")
-    try:
+    async with upstream_api_server(KEY, ScriptedAgent) as (port, _):
         return await record(port)
-    finally:
-        await adapter.disconnect()
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as home:
-        os.environ["HERMES_HOME"] = home
-        os.environ.pop("API_SERVER_KEY", None)
-        sys.path.insert(0, str(UPSTREAM))
-        recorded = asyncio.run(main_async())
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "cases.json").write_text(json.dumps({
-        "upstreamCommit": upstream_commit(),
-        "script": "scripts/golden/api_session_choice.py",
-        "givenSession": GIVEN,
-        "steps": recorded,
-    }, indent=1, ensure_ascii=False) + "\n")
+    upstream_home()
+    recorded = asyncio.run(main_async())
+    write_golden(OUT / "cases.json", "scripts/golden/api_session_choice.py", {"givenSession": GIVEN, "steps": recorded})
     print(f"{len(recorded)} steps → {OUT / 'cases.json'}")
 
 

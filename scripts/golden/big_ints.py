@@ -19,13 +19,11 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
-os.environ["HERMES_HOME"] = tempfile.mkdtemp(prefix="golden-hermes-")
-sys.path.insert(0, UPSTREAM)
+from golden_setup import built_db, upstream_home
+
+upstream_home()
 import hermes_state as hs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,11 +62,9 @@ def stored_ints(db) -> dict:
 
 
 def main():
-    OUT.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp())
-    build(tmp / "state.db")
-    shutil.copy(tmp / "state.db", OUT / "home.db")
-    src = hs.SessionDB(tmp / "state.db")
+    db = built_db(build, OUT / "home.db")
+    tmp = db.parent
+    src = hs.SessionDB(db)
     with open(OUT / "upstream-export.jsonl", "w", encoding="utf-8") as f:
         for s in src.export_all():
             f.write(json.dumps(s, ensure_ascii=False) + "\n")
@@ -90,7 +86,6 @@ def main():
                "expected": {k: str(v) for k, v in BIG.items()}}
     up.close()
     (OUT / "through-upstream.json").write_text(json.dumps(through, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    shutil.rmtree(tmp)
 
 
 if __name__ == "__main__":

@@ -15,20 +15,15 @@ preview upstream's `list_sessions_rich` gives each session (cut at the NUL, the 
 import json
 import os
 import re
-import shutil
-import sqlite3
-import sys
-import tempfile
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
+from golden_setup import message_rows, temp_dir, upstream_home
+
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "control-chars"
-WORK = Path(tempfile.mkdtemp(prefix="caduceus-golden-ctl-"))
-home = Path(tempfile.mkdtemp(prefix="caduceus-golden-ctl-home-"))
-os.environ["HERMES_HOME"] = str(home)
+WORK = temp_dir("caduceus-golden-ctl-")
+home = upstream_home("caduceus-golden-ctl-home-")
 os.environ["TERMINAL_CWD"] = str(WORK)
 os.chdir(WORK)
-sys.path.insert(0, UPSTREAM)
 
 import model_tools  # noqa: E402,F401  (registers every tool module with the registry)
 from agent.tool_dispatch_helpers import make_tool_result_message  # noqa: E402
@@ -63,15 +58,7 @@ db.append_message("golden-control-preview", "user", content="\x1b[1mBold ask\x1b
 previews = {r["id"]: r["preview"] for r in db.list_sessions_rich(limit=10)}
 db.close()
 
-con = sqlite3.connect(home / "state.db")
-con.row_factory = sqlite3.Row
-rows = [dict(r) for r in con.execute(
-    "SELECT role, content, tool_calls, tool_call_id, tool_name, timestamp, finish_reason FROM messages"
-    " WHERE session_id = ? ORDER BY id", (sid,))]
-con.close()
-for r in rows:
-    if r["tool_calls"]:
-        r["tool_calls"] = json.loads(r["tool_calls"])
+rows = message_rows(home / "state.db", sid)
 # ensure_ascii: the control characters stay visible escapes in the file itself
 text = json.dumps({"session": sid, "rows": rows, "previews": previews}, indent=2) + "\n"
 text = text.replace(str(WORK), "/home/user/project").replace(str(home), "/home/user/.hermes")
@@ -79,6 +66,4 @@ text = re.sub(r"hermes_sandbox_[a-z0-9_]+", "hermes_sandbox_x", text)
 text = re.sub(r'(\\"duration_seconds\\": )[\d.]+', r"\g<1>0.04", text)
 OUT.mkdir(parents=True, exist_ok=True)
 (OUT / "rows.json").write_text(text)
-shutil.rmtree(WORK, ignore_errors=True)
-shutil.rmtree(home, ignore_errors=True)
 print(f"wrote {len(rows)} rows to {OUT / 'rows.json'}")

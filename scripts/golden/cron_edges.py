@@ -27,14 +27,12 @@ import json
 import os
 import platform
 import sys
-import tempfile
-from datetime import datetime, timedelta
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
+from golden_setup import freeze_cron_clock as freeze, temp_dir, upstream_home
+
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "cron-edges"
-sys.path.insert(0, UPSTREAM)
-os.environ["HERMES_HOME"] = tempfile.mkdtemp(prefix="golden-cron-edges-")
+upstream_home("golden-cron-edges-")
 os.environ.pop("HERMES_TIMEZONE", None)
 for k in list(os.environ):
     if k.endswith("_HOME_CHANNEL") or k.endswith("_HOME_ROOM") or k.endswith("_HOME_ADDRESS"):
@@ -51,8 +49,7 @@ if len(sys.argv) > 2 and sys.argv[1] == "view":
     hermes_time.reset_cache()
     with jobs.use_cron_store(home):
         if len(sys.argv) > 3:
-            at = datetime.fromisoformat(sys.argv[3]).astimezone(hermes_time.get_timezone())
-            jobs._hermes_now = lambda: at
+            freeze(sys.argv[3])
         loaded = jobs.load_jobs()
         due = [j["id"] for j in jobs.get_due_jobs()]
         print(json.dumps({"jobs": loaded, "due": due, "after": jobs.load_jobs()}, indent=2, ensure_ascii=False))
@@ -95,7 +92,7 @@ _store = []
 
 
 def use_home(zone, env=None):
-    home = Path(tempfile.mkdtemp(prefix="golden-cron-edges-"))
+    home = temp_dir("golden-cron-edges-")
     if _store:
         _store.pop().__exit__(None, None, None)
     _store.append(jobs.use_cron_store(home))
@@ -105,12 +102,6 @@ def use_home(zone, env=None):
     hermes_time.reset_cache()
     assert str(hermes_time.get_timezone()) == zone, zone
     return home
-
-
-def freeze(iso):
-    dt = datetime.fromisoformat(iso).astimezone(hermes_time.get_timezone())
-    jobs._hermes_now = lambda: dt
-    return dt
 
 
 def refusal(e):
@@ -279,7 +270,7 @@ for prompt in ["check the disk usage on every mounted volume and then report any
 # --- a job made with every option ---------------------------------------------------------------------------------
 use_home("Asia/Kolkata")
 freeze(NOW)
-wd = tempfile.mkdtemp(prefix="golden-cron-wd-")
+wd = str(temp_dir("golden-cron-wd-"))
 full = jobs.create_job(
     "summarise the logs", "0 9 * * 1-5", name="everything", repeat=4, deliver="telegram:-1001:17",
     origin={"platform": "telegram", "chat_id": "-1001", "chat_name": "ops", "thread_id": "17"},

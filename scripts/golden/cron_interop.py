@@ -13,15 +13,13 @@ The clock is frozen away from daylight-saving changes (the croniter Debian ships
 """
 import json
 import os
-import sys
-import tempfile
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
+from golden_setup import freeze_cron_clock as freeze, temp_dir, upstream_home
+
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "cron-interop"
-sys.path.insert(0, UPSTREAM)
-os.environ["HERMES_HOME"] = tempfile.mkdtemp(prefix="golden-cron-")
+upstream_home("golden-cron-")
 os.environ.pop("HERMES_TIMEZONE", None)
 import hermes_time  # noqa: E402
 from cron import jobs  # noqa: E402
@@ -51,7 +49,7 @@ _store = []
 
 
 def use_home(zone, via_env=False):
-    home = Path(tempfile.mkdtemp(prefix="golden-cron-"))
+    home = temp_dir("golden-cron-")
     if _store:
         _store.pop().__exit__(None, None, None)
     _store.append(jobs.use_cron_store(home))
@@ -71,14 +69,6 @@ def use_home(zone, via_env=False):
     except Exception:
         pass
     return home
-
-
-def freeze(iso):
-    tz = hermes_time.get_timezone()
-    dt = datetime.fromisoformat(iso)
-    dt = dt.astimezone(tz) if tz else dt.astimezone()
-    jobs._hermes_now = lambda: dt
-    return dt
 
 
 def pick(job, keys):

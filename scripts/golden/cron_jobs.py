@@ -9,28 +9,24 @@ import json
 import os
 import shutil
 import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
-UPSTREAM = Path(os.environ.get("HERMES_UPSTREAM", "/work/upstream"))
+from golden_setup import upstream_home, write_files
+
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "cron"
 
-home = Path(tempfile.mkdtemp(prefix="hermes-cron-golden-"))
-os.environ["HERMES_HOME"] = str(home)
-sys.path.insert(0, str(UPSTREAM))
+home = upstream_home("hermes-cron-golden-")
 
 # The user's files a job refers to: scripts live under <home>/scripts/, skills under <home>/skills/.
-(home / "scripts").mkdir()
-(home / "scripts" / "report.sh").write_text('#!/bin/bash\necho "disk usage: 42% (from $(basename "$PWD"))"\n')
-(home / "scripts" / "silent.sh").write_text("#!/bin/bash\n# nothing to report\nexit 0\n")
-(home / "scripts" / "failing.sh").write_text('#!/bin/bash\necho "half done"\necho "disk missing" >&2\nexit 3\n')
-(home / "scripts" / "collect.py").write_text('print("3 new tickets: #12 #13 #14")\n')
-(home / "scripts" / "gate.py").write_text('import json\nprint("nothing changed")\nprint(json.dumps({"wakeAgent": False}))\n')
-(home / "skills" / "briefing").mkdir(parents=True)
-(home / "skills" / "briefing" / "SKILL.md").write_text(
-    "---\nname: briefing\ndescription: Morning briefing format\n---\n\nAlways answer in three bullet points.\n"
-)
+write_files(home, {
+    "scripts/report.sh": '#!/bin/bash\necho "disk usage: 42% (from $(basename "$PWD"))"\n',
+    "scripts/silent.sh": "#!/bin/bash\n# nothing to report\nexit 0\n",
+    "scripts/failing.sh": '#!/bin/bash\necho "half done"\necho "disk missing" >&2\nexit 3\n',
+    "scripts/collect.py": 'print("3 new tickets: #12 #13 #14")\n',
+    "scripts/gate.py": 'import json\nprint("nothing changed")\nprint(json.dumps({"wakeAgent": False}))\n',
+    "skills/briefing/SKILL.md":
+        "---\nname: briefing\ndescription: Morning briefing format\n---\n\nAlways answer in three bullet points.\n",
+})
 
 from cron import jobs  # noqa: E402  (upstream, imported after HERMES_HOME is set)
 
@@ -78,5 +74,4 @@ commit = subprocess.run(
     "`home/scripts/` and `home/skills/` are the user files those jobs refer to. Regenerate with\n"
     "`/usr/bin/python3 scripts/golden/cron_jobs.py` (Debian's python3 has croniter).\n"
 )
-shutil.rmtree(home)
 print(json.dumps({name: j["id"] for name, j in made.items()}, indent=2))

@@ -18,11 +18,12 @@ Usage: /usr/bin/python3 scripts/golden/cron_run_now.py          (HERMES_UPSTREAM
 import json
 import os
 import sys
-import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
+from golden_setup import freeze_cron_clock as freeze, temp_dir
+from upstream_cli import UPSTREAM
+
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "cron-run-now"
 sys.path.insert(0, UPSTREAM)
 
@@ -47,7 +48,7 @@ if len(sys.argv) == 3 and sys.argv[1] in ("due", "load", "due+load", "load+due")
     live(sys.argv[1].split("+"), sys.argv[2])
     sys.exit(0)
 
-HOME = Path(tempfile.mkdtemp(prefix="golden-cron-run-now-"))
+HOME = temp_dir("golden-cron-run-now-")
 os.environ["HERMES_HOME"] = str(HOME)
 os.environ.pop("HERMES_TIMEZONE", None)
 os.environ.pop("HERMES_MACHINE_ID", None)
@@ -59,12 +60,6 @@ from tools import cronjob_tools  # noqa: E402
 
 hermes_time.reset_cache()
 assert str(hermes_time.get_timezone()) == ZONE
-
-
-def freeze(iso):
-    dt = datetime.fromisoformat(iso).astimezone(hermes_time.get_timezone())
-    jobs._hermes_now = lambda: dt
-    return dt
 
 
 NOW = "2026-11-20T15:04:05+00:00"

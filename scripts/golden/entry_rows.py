@@ -22,15 +22,12 @@ import asyncio
 import json
 import os
 import re
-import socket
 import sqlite3
-import sys
-import tempfile
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from upstream_cli import UPSTREAM, hermes, upstream_commit  # noqa: E402
+from golden_setup import provider_home, serve_provider, upstream_api_server, write_golden
+from upstream_cli import hermes
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "entry-rows"
 KEY = "hk_golden_key_0123456789"
@@ -104,42 +101,29 @@ class Provider(BaseHTTPRequestHandler):
 
 async def api_server(ids, usage):
     import aiohttp
-    from aiohttp import web
-    from gateway.config import PlatformConfig
-    from gateway.platforms.api_server import APIServerAdapter
 
-    web.StreamResponse.__bool__ = lambda self: True  # as api_server_http.py: the aiohttp upstream pins
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    adapter = APIServerAdapter(PlatformConfig(enabled=True, extra={"key": KEY, "host": "127.0.0.1", "port": port}))
-    if not await adapter.connect():
-        raise SystemExit("upstream's API server did not start")
     auth = {"Authorization": f"Bearer {KEY}"}
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        async with aiohttp.ClientSession() as http:
-            async def post(name, path, body, headers=None):
-                async with http.post(url + path, json=body, headers={**auth, **(headers or {})}) as resp:
-                    assert resp.status == 200, await resp.text()
-                    ids[name] = resp.headers.get("X-Hermes-Session-Id")
-                    return await resp.text()
+    async with upstream_api_server(KEY) as (port, _), aiohttp.ClientSession() as http:
+        url = f"http://127.0.0.1:{port}/v1"
 
-            chat = json.loads(await post("chat", "/chat/completions", {"model": "hermes-agent", "messages": [
-                {"role": "system", "content": "You are terse."}, {"role": "user", "content": "hi"}]}))
-            usage["chat"] = chat["usage"]
-            await post("chat_header", "/chat/completions", {"model": "hermes-agent", "messages": [
-                {"role": "user", "content": "hi"}]}, {"X-Hermes-Session-Id": "my-session-1"})
-            await post("chat_stream", "/chat/completions", {"model": "hermes-agent", "stream": True, "messages": [
-                {"role": "user", "content": "hi there"}]})
-            first = json.loads(await post("responses", "/responses", {"model": "hermes-agent", "input": "hi",
-                                                                      "instructions": "Be brief."}))
-            usage["responses"] = first["usage"]
-            await post("responses_chained", "/responses", {"model": "hermes-agent", "input": "again",
-                                                           "previous_response_id": first["id"]})
-    finally:
-        await adapter.disconnect()
+        async def post(name, path, body, headers=None):
+            async with http.post(url + path, json=body, headers={**auth, **(headers or {})}) as resp:
+                assert resp.status == 200, await resp.text()
+                ids[name] = resp.headers.get("X-Hermes-Session-Id")
+                return await resp.text()
+
+        chat = json.loads(await post("chat", "/chat/completions", {"model": "hermes-agent", "messages": [
+            {"role": "system", "content": "You are terse."}, {"role": "user", "content": "hi"}]}))
+        usage["chat"] = chat["usage"]
+        await post("chat_header", "/chat/completions", {"model": "hermes-agent", "messages": [
+            {"role": "user", "content": "hi"}]}, {"X-Hermes-Session-Id": "my-session-1"})
+        await post("chat_stream", "/chat/completions", {"model": "hermes-agent", "stream": True, "messages": [
+            {"role": "user", "content": "hi there"}]})
+        first = json.loads(await post("responses", "/responses", {"model": "hermes-agent", "input": "hi",
+                                                                  "instructions": "Be brief."}))
+        usage["responses"] = first["usage"]
+        await post("responses_chained", "/responses", {"model": "hermes-agent", "input": "again",
+                                                       "previous_response_id": first["id"]})
 
 
 SESSION_COLS = [
@@ -153,68 +137,57 @@ MESSAGE_COLS = ["role", "content", "tool_call_id", "tool_calls", "tool_name", "t
 
 
 def main() -> None:
-    provider = ThreadingHTTPServer(("127.0.0.1", 0), Provider)
-    threading.Thread(target=provider.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{provider.server_address[1]}/v1"
-    with tempfile.TemporaryDirectory() as home_dir:
-        home = Path(home_dir)
-        os.environ.update(HERMES_HOME=home_dir, OPENAI_API_KEY="sk-golden", HERMES_YOLO_MODE="1")
-        os.environ.pop("API_SERVER_KEY", None)
-        (home / "config.yaml").write_text(
-            f"model:\n  default: {MODEL}\n  provider: custom\n  base_url: {base}\n"
-            "platform_toolsets:\n  api_server: [terminal]\n  cli: [terminal]\n  cron: [terminal]\n")
-        (home / ".env").write_text("OPENAI_API_KEY=sk-golden\n")
-        ids = {}
-        newest = "SELECT id FROM sessions ORDER BY started_at DESC LIMIT 1"
-        hermes(home, "-z", "say hi")
-        with sqlite3.connect(home / "state.db") as con:
-            ids["oneshot"] = con.execute(newest).fetchone()[0]
-        sys.path.insert(0, UPSTREAM)
-        usage = {}
-        asyncio.run(api_server(ids, usage))
-        from cron.jobs import create_job
-        from cron.scheduler import run_job
+    provider, base = serve_provider(Provider)
+    home = provider_home(base, MODEL, "  api_server: [terminal]\n  cli: [terminal]\n  cron: [terminal]\n")
+    os.environ["HERMES_YOLO_MODE"] = "1"
+    (home / ".env").write_text("OPENAI_API_KEY=sk-golden\n")
+    ids = {}
+    newest = "SELECT id FROM sessions ORDER BY started_at DESC LIMIT 1"
+    hermes(home, "-z", "say hi")
+    with sqlite3.connect(home / "state.db") as con:
+        ids["oneshot"] = con.execute(newest).fetchone()[0]
+    usage = {}
+    asyncio.run(api_server(ids, usage))
+    from cron.jobs import create_job
+    from cron.scheduler import run_job
 
-        ok, *_ = run_job(create_job("check things", "every 30m", name="Nightly check", deliver="local"))
-        assert ok, "the cron run failed"
-        with sqlite3.connect(home / "state.db") as con:
-            ids["cron"] = con.execute(newest).fetchone()[0]
+    ok, *_ = run_job(create_job("check things", "every 30m", name="Nightly check", deliver="local"))
+    assert ok, "the cron run failed"
+    with sqlite3.connect(home / "state.db") as con:
+        ids["cron"] = con.execute(newest).fetchone()[0]
 
-        from hermes_state import SessionDB
+    from hermes_state import SessionDB
 
-        db = SessionDB()
-        gateway_active = len(db.list_gateway_sessions(active_only=True))
-        db.close()
-        con = sqlite3.connect(home / "state.db")
-        con.row_factory = sqlite3.Row
-        entries = {}
-        for name, sid in ids.items():
-            row = con.execute("SELECT * FROM sessions WHERE id = ?", (sid,)).fetchone()
-            cols = {c: row[c] for c in SESSION_COLS}
-            cols["billing_base_url"] = cols["billing_base_url"] and cols["billing_base_url"].replace(base, "<provider>")
-            cols["started_at"] = "set" if row["started_at"] else None
-            cols["ended_at"] = "set" if row["ended_at"] else None
-            cols["title"] = row["title"] and re.sub(r"[A-Z][a-z]{2} \d\d \d\d:\d\d$", "<Mon DD HH:MM>", row["title"])
-            cols["has_system_prompt"] = bool(row["system_prompt"])
-            messages = [{c: m[c] for c in MESSAGE_COLS} for m in con.execute(
-                "SELECT * FROM messages WHERE session_id = ? ORDER BY id", (sid,))]
-            for m in messages:
-                if m["role"] == "tool":
-                    m["content"] = "<tool output>"
-                if m["role"] == "user":
-                    m["content"] = "<prompt>"
-            entries[name] = {"session": cols, "messages": messages}
-        con.close()
+    db = SessionDB()
+    gateway_active = len(db.list_gateway_sessions(active_only=True))
+    db.close()
+    con = sqlite3.connect(home / "state.db")
+    con.row_factory = sqlite3.Row
+    entries = {}
+    for name, sid in ids.items():
+        row = con.execute("SELECT * FROM sessions WHERE id = ?", (sid,)).fetchone()
+        cols = {c: row[c] for c in SESSION_COLS}
+        cols["billing_base_url"] = cols["billing_base_url"] and cols["billing_base_url"].replace(base, "<provider>")
+        cols["started_at"] = "set" if row["started_at"] else None
+        cols["ended_at"] = "set" if row["ended_at"] else None
+        cols["title"] = row["title"] and re.sub(r"[A-Z][a-z]{2} \d\d \d\d:\d\d$", "<Mon DD HH:MM>", row["title"])
+        cols["has_system_prompt"] = bool(row["system_prompt"])
+        messages = [{c: m[c] for c in MESSAGE_COLS} for m in con.execute(
+            "SELECT * FROM messages WHERE session_id = ? ORDER BY id", (sid,))]
+        for m in messages:
+            if m["role"] == "tool":
+                m["content"] = "<tool output>"
+            if m["role"] == "user":
+                m["content"] = "<prompt>"
+        entries[name] = {"session": cols, "messages": messages}
+    con.close()
     provider.shutdown()
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "golden.json").write_text(json.dumps({
-        "upstreamCommit": upstream_commit(),
-        "script": "scripts/golden/entry_rows.py",
+    write_golden(OUT / "golden.json", "scripts/golden/entry_rows.py", {
         "sameSession": {"responses_chained": ids["responses_chained"] == ids["responses"]},
         "gatewayActive": gateway_active,
         "usage": usage,
         "entries": entries,
-    }, indent=1, ensure_ascii=False) + "\n")
+    })
     print(f"{len(entries)} entries → {OUT / 'golden.json'}")
 
 

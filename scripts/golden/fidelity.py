@@ -19,13 +19,11 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
-os.environ["HERMES_HOME"] = tempfile.mkdtemp(prefix="golden-hermes-")
-sys.path.insert(0, UPSTREAM)
+from golden_setup import temp_dir, upstream_home
+
+upstream_home()
 import hermes_state as hs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -278,7 +276,7 @@ DEFAULT_EXPORT = []
 
 
 def main():
-    tmp = Path(tempfile.mkdtemp())
+    tmp = temp_dir("golden-db-")
     home = tmp / "home"
     (home / "profiles" / "work").mkdir(parents=True)
     fill_default(hs.SessionDB(home / "state.db"))
@@ -324,7 +322,6 @@ def main():
         back_all[prof] = {"import": {k: v for k, v in r.items() if not k.endswith("_ids")}, "view": view(back), **after(back, p)}
         back.close()
     (OUT / "caduceus-through-upstream.json").write_text(json.dumps(back_all, indent=1, ensure_ascii=False, sort_keys=True), encoding="utf-8")
-    shutil.rmtree(tmp)
 
 
 if __name__ == "__main__":

@@ -21,16 +21,13 @@ Writes test/fixtures/upstream/import-rules/:
                  it raised, and the columns those values land in, with SQLite's storage class of `content`
 """
 import json
-import os
 import shutil
 import sqlite3
-import sys
-import tempfile
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
-os.environ["HERMES_HOME"] = tempfile.mkdtemp(prefix="golden-hermes-")
-sys.path.insert(0, UPSTREAM)
+from golden_setup import temp_dir, upstream_home
+
+upstream_home()
 import hermes_state as hs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -218,7 +215,7 @@ def numbers(tmp: Path, empty: Path):
 
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp())
+    tmp = temp_dir("golden-import-rules-")
     recs = records()
     (OUT / "input.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
 
@@ -257,7 +254,6 @@ def main():
     out = {"sqlite": sqlite3.sqlite_version, "import": {k: result[k] for k in ("ok", "imported", "skipped", "detached", "errors")},
            "sessions": sessions, "messages": messages, "fts": fts}
     (OUT / "upstream.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    shutil.rmtree(tmp)
 
 
 if __name__ == "__main__":

@@ -18,15 +18,13 @@ True) rows (id, title, preview, archived, root) for archived exclude/only/includ
 import json
 import os
 import shutil
-import sys
-import tempfile
 import time
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
+from golden_setup import temp_dir, upstream_home
+
 COMMIT = os.environ.get("HERMES_UPSTREAM_COMMIT", "9a75ff049b020ab5b24f76892f50f59064811028")
-os.environ["HERMES_HOME"] = tempfile.mkdtemp(prefix="golden-hermes-")
-sys.path.insert(0, UPSTREAM)
+upstream_home()
 import hermes_state as hs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,7 +83,7 @@ def rows(db, **kw):
 
 
 def main():
-    tmp = Path(tempfile.mkdtemp())
+    tmp = temp_dir("golden-db-")
     db = hs.SessionDB(tmp / "state.db")
     fill(db)
     out = {

@@ -22,7 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
+from golden_setup import write_golden
+from upstream_cli import UPSTREAM
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "max-turns"
 MODEL = "model:\n  default: m\n  provider: custom\n  base_url: http://127.0.0.1:9/v1\n"
@@ -107,13 +108,7 @@ def main() -> None:
             gateway = _current_max_iterations()
             out.append({"name": name, "config": config, "env": env, "dotenv": dotenv, "chat": chat,
                         "gateway": gateway})
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "cases.json").write_text(json.dumps({
-        "upstreamCommit": upstream_commit(),
-        "script": "scripts/golden/max_turns.py",
-        "modelSection": MODEL,
-        "cases": out,
-    }, indent=1, ensure_ascii=False) + "\n")
+    write_golden(OUT / "cases.json", "scripts/golden/max_turns.py", {"modelSection": MODEL, "cases": out})
     print(f"{len(out)} cases → {OUT / 'cases.json'}")
 
 

@@ -22,7 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
+from golden_setup import write_golden
+from upstream_cli import UPSTREAM
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "provider-timeouts"
 CLOUD = "https://api.example.com/v1"
@@ -114,12 +115,7 @@ def main() -> None:
             out.append({"name": name, "config": config, "env": env, "provider": provider, "model": model,
                         "baseUrl": base_url, "configured": num(configured), "apiTimeout": num(api),
                         "streamRead": num(stream), "local": local, "read": num(read)})
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "cases.json").write_text(json.dumps({
-        "upstreamCommit": upstream_commit(),
-        "script": "scripts/golden/provider_timeouts.py",
-        "cases": out,
-    }, indent=1, ensure_ascii=False) + "\n")
+    write_golden(OUT / "cases.json", "scripts/golden/provider_timeouts.py", {"cases": out})
     print(f"{len(out)} cases → {OUT / 'cases.json'}")
 
 

@@ -13,24 +13,21 @@ where it was generated.
 import json
 import os
 import shutil
-import sqlite3
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
+from golden_setup import message_rows, upstream_home
+
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "tool-results"
 WORK = Path(tempfile.gettempdir()) / "caduceus-golden-ws"
 PLACEHOLDER = "/home/user/project"
 
 shutil.rmtree(WORK, ignore_errors=True)
 (WORK / "src").mkdir(parents=True)
-home = Path(tempfile.mkdtemp(prefix="caduceus-golden-home-"))
-os.environ["HERMES_HOME"] = str(home)
+home = upstream_home("caduceus-golden-home-")
 os.environ["TERMINAL_CWD"] = str(WORK)
 os.chdir(WORK)
-sys.path.insert(0, UPSTREAM)
 
 from agent.tool_dispatch_helpers import make_tool_result_message  # noqa: E402
 from hermes_state import SessionDB  # noqa: E402
@@ -148,21 +145,12 @@ db.append_message(sid, "assistant", content="Done: the greeting now title-cases 
                   timestamp=clock)
 db.close()
 
-con = sqlite3.connect(db_path)
-con.row_factory = sqlite3.Row
-rows = [dict(r) for r in con.execute(
-    "SELECT role, content, tool_calls, tool_call_id, tool_name, timestamp, finish_reason FROM messages"
-    " WHERE session_id = ? ORDER BY id", (sid,))]
-con.close()
-for r in rows:
-    if r["tool_calls"]:
-        r["tool_calls"] = json.loads(r["tool_calls"])
+rows = message_rows(db_path, sid)
 text = json.dumps({"session": sid, "rows": rows}, indent=2, ensure_ascii=False) + "\n"
 text = text.replace(str(WORK), PLACEHOLDER)
 OUT.mkdir(parents=True, exist_ok=True)
 (OUT / "rows.json").write_text(text)
 print(f"wrote {len(rows)} rows to {OUT / 'rows.json'}; record the upstream commit in README.md beside it")
-shutil.rmtree(home, ignore_errors=True)
 shutil.rmtree(WORK, ignore_errors=True)
 for f in persisted:
     Path(f).unlink(missing_ok=True)

@@ -23,24 +23,21 @@ import json
 import os
 import re
 import shutil
-import sqlite3
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
+from golden_setup import message_rows, upstream_home
+
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "tool-results-more"
 WORK = Path(tempfile.gettempdir()) / "caduceus-golden-ws2"
 PLACEHOLDER = "/home/user/project"
 
 shutil.rmtree(WORK, ignore_errors=True)
 (WORK / "src").mkdir(parents=True)
-home = Path(tempfile.mkdtemp(prefix="caduceus-golden-home2-"))
-os.environ["HERMES_HOME"] = str(home)
+home = upstream_home("caduceus-golden-home2-")
 os.environ["TERMINAL_CWD"] = str(WORK)
 os.chdir(WORK)
-sys.path.insert(0, UPSTREAM)
 
 import model_tools  # noqa: E402,F401  (registers every tool module with the registry)
 from agent.codex_responses_adapter import _deterministic_call_id  # noqa: E402
@@ -184,15 +181,7 @@ db.append_message(sid, "assistant", content="All done — every tool answered.",
                   timestamp=clock + 5)
 db.close()
 
-con = sqlite3.connect(db_path)
-con.row_factory = sqlite3.Row
-rows = [dict(r) for r in con.execute(
-    "SELECT role, content, tool_calls, tool_call_id, tool_name, timestamp, finish_reason FROM messages"
-    " WHERE session_id = ? ORDER BY id", (sid,))]
-con.close()
-for r in rows:
-    if r["tool_calls"]:
-        r["tool_calls"] = json.loads(r["tool_calls"])
+rows = message_rows(db_path, sid)
 text = json.dumps({"session": sid, "rows": rows}, indent=2, ensure_ascii=False) + "\n"
 # stable placeholders for what differs by machine and run
 text = text.replace(str(WORK), PLACEHOLDER).replace(str(home), "/home/user/.hermes")
@@ -208,5 +197,4 @@ OUT.mkdir(parents=True, exist_ok=True)
 (OUT / "rows.json").write_text(text)
 print(f"wrote {len(rows)} rows to {OUT / 'rows.json'}; record the upstream commit in README.md beside it")
 process_registry.kill_all()  # the background sleep
-shutil.rmtree(home, ignore_errors=True)
 shutil.rmtree(WORK, ignore_errors=True)

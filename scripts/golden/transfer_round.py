@@ -26,13 +26,11 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
-os.environ["HERMES_HOME"] = tempfile.mkdtemp(prefix="golden-hermes-")
-sys.path.insert(0, UPSTREAM)
+from golden_setup import built_db, upstream_home
+
+upstream_home()
 import hermes_state as hs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,11 +124,9 @@ def view(db) -> dict:
 
 
 def main():
-    OUT.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp())
-    build(tmp / "state.db")
-    shutil.copy(tmp / "state.db", OUT / "home.db")
-    src = hs.SessionDB(tmp / "state.db")
+    db = built_db(build, OUT / "home.db")
+    tmp = db.parent
+    src = hs.SessionDB(db)
     (OUT / "source-view.json").write_text(json.dumps(view(src), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     src.close()
 
@@ -156,7 +152,6 @@ def main():
                 f.write(json.dumps(s, ensure_ascii=False) + "\n")
         up.close()
     (OUT / "through-upstream.json").write_text(json.dumps(through, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    shutil.rmtree(tmp)
 
 
 if __name__ == "__main__":

@@ -19,19 +19,14 @@ Reads test/fixtures/upstream/turn-rows/case.json (the values test/turn-rows-gold
 """
 
 import json
-import os
-import shutil
 import sqlite3
-import sys
-import tempfile
 import types
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
+from golden_setup import temp_dir, upstream_home
+
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "turn-rows"
-home = Path(tempfile.mkdtemp(prefix="caduceus-golden-turn-"))
-os.environ["HERMES_HOME"] = str(home)
-sys.path.insert(0, UPSTREAM)
+home = upstream_home("caduceus-golden-turn-")
 
 import run_agent  # noqa: E402
 from hermes_state import SessionDB  # noqa: E402
@@ -111,7 +106,7 @@ for existing, query in [
     (["a #2 #3"], "a #2 #3"),
     (["Notes #4"], "Notes #4"),
 ]:
-    tdb = SessionDB(db_path=Path(tempfile.mkdtemp(prefix="caduceus-golden-title-")) / "state.db")
+    tdb = SessionDB(db_path=temp_dir("caduceus-golden-title-") / "state.db")
     for i, t in enumerate(existing):
         tdb.create_session(f"t{i}", "cli")
         tdb.set_session_title(f"t{i}", t)
@@ -155,5 +150,4 @@ OUT.mkdir(parents=True, exist_ok=True)
     json.dumps({"flush": flush, "counts": counts, "titles": titles, "summary_roles": summary_roles}, indent=2,
                ensure_ascii=False) + "\n"
 )
-shutil.rmtree(home, ignore_errors=True)
 print(f"wrote {OUT / 'golden.json'}")

@@ -25,17 +25,12 @@ Recorded per case: the session row's columns and the session_model_usage rows (a
 Run: /usr/bin/python3 scripts/golden/usage_values.py   (HERMES_UPSTREAM: the checkout, default /work/upstream)
 Writes test/fixtures/upstream/usage-values/golden.json; read by src-main/store/usage-values.test.ts.
 """
-import json
-import os
-import sys
-import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
-from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
+from golden_setup import upstream_home, write_golden
 
-os.environ["HERMES_HOME"] = tempfile.mkdtemp(prefix="golden-hermes-")
-sys.path.insert(0, UPSTREAM)
+HOME = upstream_home()
 import agent.usage_pricing as up  # noqa: E402
 from hermes_state import SessionDB  # noqa: E402
 
@@ -91,7 +86,7 @@ def rounded(row, cols):
 
 
 def main():
-    db = SessionDB(Path(os.environ["HERMES_HOME"]) / "state.db")
+    db = SessionDB(HOME / "state.db")
     out = {}
     for name, calls in CASES.items():
         created = PRICED[0] if name == "first_call_other_route" else calls[0][0]
@@ -108,9 +103,7 @@ def main():
         out[name] = {"createdModel": created, "calls": [dict(zip(("model", "provider", "base_url", "api_mode"), c)) for c in calls],
                      "session": rounded(s, SESSION_COLS), "routes": [rounded(r, ROUTE_COLS) for r in routes]}
     db.close()
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "golden.json").write_text(json.dumps({"upstreamCommit": upstream_commit(), "script": "scripts/golden/usage_values.py",
-                                                 "cases": out}, indent=1) + "\n")
+    write_golden(OUT / "golden.json", "scripts/golden/usage_values.py", {"cases": out})
     print(f"{len(out)} cases -> {OUT / 'golden.json'}")
 
 

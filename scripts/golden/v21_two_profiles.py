@@ -10,16 +10,15 @@ Run: /usr/bin/python3 scripts/golden/v21_two_profiles.py   (HERMES_UPSTREAM defa
 import os
 import shutil
 import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
-UPSTREAM = Path(os.environ.get("HERMES_UPSTREAM", "/work/upstream"))
+from golden_setup import upstream_home
+from upstream_cli import UPSTREAM
+
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "v21-two-profiles"
 
 # hermes_state resolves a default home at import; point it at a scratch dir so nothing real is touched.
-os.environ["HERMES_HOME"] = tempfile.mkdtemp(prefix="golden-hermes-")
-sys.path.insert(0, str(UPSTREAM))
+upstream_home()
 import hermes_state  # noqa: E402
 
 T0 = 1767225600.0  # 2026-01-01T00:00:00Z: fixed timestamps so the data reads the same on every run

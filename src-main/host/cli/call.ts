@@ -1,5 +1,5 @@
 // One contract request from a CLI command, through the same dispatcher the app uses; a failure throws its message.
-import type { RequestInput, RequestName, RequestOutput } from '@shared/contract'
+import { CaduceusError, type RequestInput, type RequestName, type RequestOutput } from '@shared/contract'
 import type { Host } from '../compose'
 import { UsageError } from './run-args'
 
@@ -20,7 +20,8 @@ export async function call<K extends RequestName>(
     const flag = code === 'invalid_input' && field ? FROM_FLAG[field] : undefined
     // `--limit 500` on a search: exit 2 naming the flag, as argparse refuses a value out of its range
     if (flag) throw new UsageError(`${flag}: ${message.slice(field!.length + 2)}`)
-    throw new Error(`${code}: ${message}`)
+    // The message alone, as every refusal the CLI words itself is printed; the code stays on the error for callers.
+    throw new CaduceusError(code, message, field)
   }
   return result.output as RequestOutput<K>
 }

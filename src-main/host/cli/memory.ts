@@ -14,6 +14,9 @@ import { createHost } from '../compose'
 import { confirm } from './by-filter'
 import { call } from './call'
 import { profileHome } from './profile'
+import { redact } from '../log'
+import { UsageError } from './run-args'
+import { errorMessage } from '@shared/contract/errors'
 
 export const MEMORY_USAGE = `caduceus memory [status]                 the external provider config.yaml names, and the ones to pick from
 caduceus memory setup PROVIDER          activate PROVIDER (memory.provider in config.yaml); builtin = none.
@@ -46,7 +49,10 @@ export async function memory(args: HostArgs): Promise<number> {
       console.error(`caduceus memory: ${err.message}\n\n${MEMORY_USAGE}`)
       return 2
     }
-    throw err
+    if (err instanceof UsageError) throw err // a flag's value the request refuses: main's usage exit
+    // A change the host refuses (config.yaml not writable) reads as this command's other failures do.
+    console.error(`caduceus memory: ${redact(errorMessage(err))}`)
+    return 1
   }
 }
 
