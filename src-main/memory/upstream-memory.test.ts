@@ -180,6 +180,25 @@ describe("memory.write_approval: a write waits in upstream's pending store", () 
     }
     expect({ 'MEMORY.md': text('MEMORY.md'), 'USER.md': text('USER.md') }).toEqual(want.files)
   })
+
+  it('the Memory page says how many changes wait for approval, beside the entries left as they were', async () => {
+    const h = home('memory:\n  write_approval: true\n', { 'MEMORY.md': approval.start })
+    const host = await createHost({ home: h, headless: true, live: false, log: createLogger() })
+    try {
+      const entries = () => host.dispatcher.invoke('memory.entries', { profile: 'default', target: 'memory' })
+      expect(await entries()).toEqual({
+        ok: true,
+        output: expect.not.objectContaining({ pending: expect.anything() }) as unknown
+      })
+      const m = await agentMemory(h)
+      for (const c of approval.cases.filter((x) => x.answer.staged))
+        await withHomeOverride(h, () => m.handleToolCall('memory', c.call))
+      const staged = approval.cases.filter((x) => x.answer.staged).length
+      expect(await entries()).toMatchObject({ ok: true, output: { entries: [approval.start], pending: staged } })
+    } finally {
+      await host.close()
+    }
+  })
 })
 
 describe('Memory page edits (host dispatcher): same limit, scan and rewrite guard as the tool', () => {

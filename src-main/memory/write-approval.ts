@@ -6,7 +6,7 @@
  * gateway, API server and cron stage theirs.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadConfig, readSection } from '../config'
 
@@ -96,5 +96,14 @@ export function stageMemoryWrite(home: string, target: 'memory' | 'user', args: 
     message:
       'Not saved yet: memory.write_approval is on in config.yaml, so this change waits for the user to approve it ' +
       '(hermes: /memory pending). Do not send it again.'
+  }
+}
+
+/** How many staged memory writes wait for approval (upstream's count: the records in pending/memory). */
+export function pendingMemoryWrites(home: string): number {
+  try {
+    return readdirSync(join(home, 'pending', 'memory')).filter((f) => f.endsWith('.json')).length
+  } catch {
+    return 0 // no folder (nothing ever staged), or one this user may not list
   }
 }
