@@ -121,4 +121,46 @@ describe('cron list --all and cron add, as hermes cron', { timeout: 120_000 }, (
     }
     expect(R.repeat.three).toBe('1/3')
   })
+
+  // scripts/golden/cron_no_prompt.py: `hermes cron create` makes a skill-only job and a no-agent script watchdog with
+  // an empty prompt, and its list names each job's skills, script, mode and folder; the list here named none of them
+  // (a watchdog read as a job with nothing to do), and clearing the prompt of a job with skills was refused
+  it('shows what a prompt-less upstream job runs, and edits it as hermes cron edit does', async () => {
+    const gold = join(repo, 'test/fixtures/upstream/cron-no-prompt')
+    type Name = 'skill-only' | 'watchdog' | 'both'
+    type Stored = { name: string; prompt: string; skills: string[] }
+    const N = JSON.parse(readFileSync(join(gold, 'listed.json'), 'utf8')) as {
+      jobs: Record<Name, string>
+      details: Record<Name, Partial<Record<'Skills' | 'Script' | 'Mode' | 'Workdir', string>>>
+      renamed: Record<'skill-only' | 'watchdog', Stored>
+      cleared: Record<'both', Stored>
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'cad-cron-noprompt-'))
+    made.push(dir)
+    cpSync(join(gold, 'home'), dir, { recursive: true })
+    const text = (await cli(dir, 'cron', 'list')).stdout
+    for (const [name, id] of Object.entries(N.jobs) as Array<[Name, string]>) {
+      const row = text.split('\n').find((l) => l.startsWith(id))!
+      const up = N.details[name]
+      const runs = [
+        up.Skills && `skills ${up.Skills}`,
+        up.Script && `script ${up.Script}${up.Mode?.startsWith('no-agent') ? ' (no agent)' : ''}`,
+        up.Workdir && `workdir ${up.Workdir}`
+      ].filter(Boolean)
+      expect(row.endsWith(`  ${runs.join('  ')}`), `${name}: ${row}`).toBe(true)
+    }
+    const stored = (name: Name): Stored => {
+      const jobs = JSON.parse(readFileSync(join(dir, 'cron', 'jobs.json'), 'utf8')).jobs as Array<
+        { id: string } & Stored
+      >
+      const { name: n, prompt, skills } = jobs.find((j) => j.id === N.jobs[name])!
+      return { name: n, prompt, skills }
+    }
+    for (const name of ['skill-only', 'watchdog'] as const) {
+      expect((await cli(dir, 'cron', 'edit', N.jobs[name], '--name', `${name} renamed`)).code).toBe(0)
+      expect(stored(name)).toEqual(N.renamed[name])
+    }
+    expect((await cli(dir, 'cron', 'edit', N.jobs.both, '--prompt', '')).code).toBe(0)
+    expect(stored('both')).toEqual(N.cleared.both)
+  })
 })

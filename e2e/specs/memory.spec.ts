@@ -237,10 +237,20 @@ test('a USER.md that is not UTF-8 is shown read-only with why, with no Edit / Re
   await expect(noticeOf(memoryFile)).toHaveCount(0)
   await expect(noticeOf(file)).toBeVisible()
   expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true)
+  // a write the agent staged for approval (memory.write_approval; test/fixtures/upstream/memory-write-approval) is
+  // counted beside the entries, not shown as one
+  const pending = join(host.root, 'profiles', 'work', 'pending', 'memory')
+  mkdirSync(pending, { recursive: true })
+  const staged = { action: 'add', target: 'user', content: 'Name: Dana', old_text: null }
+  writeFileSync(
+    join(pending, 'a1b2c3d4.json'),
+    JSON.stringify({ id: 'a1b2c3d4', subsystem: 'memory', payload: staged })
+  )
   await shell.selectProfile('work')
   await memory.open()
   await memory.target('user')
   await expect(memory.entries).toHaveCount(2)
+  await expect(page.getByTestId('memory-pending')).toContainText('1 change by the agent waits for your approval')
   await expect(page.getByTestId('memory-entries-readonly')).toContainText('is not valid UTF-8')
   await expect(page.getByTestId('memory-entries-readonly')).toContainText(file)
   await expect(page.getByTestId('memory-entry-remove')).toHaveCount(0)

@@ -187,3 +187,47 @@ test.describe('cron', () => {
     await expect(row('16e8adf45945').getByTestId('cron-overdue')).toHaveCount(0)
   })
 })
+
+// scripts/golden/cron_no_prompt.py: upstream's `hermes cron create` makes a skill-only job and a no-agent script
+// watchdog with no prompt. The page showed neither the skills nor the script (a row with nothing to run), and its form
+// would not save such a job (an empty prompt kept Save off), so it could not be renamed or rescheduled here.
+test.describe('cron jobs without a prompt', () => {
+  test.use({ home: 'cronNoPrompt' })
+  test('a skill-only job and a script watchdog show what they run, and save with their prompt empty', async ({
+    page,
+    host
+  }) => {
+    const gold = JSON.parse(
+      readFileSync(join(process.cwd(), 'test/fixtures/upstream/cron-no-prompt/listed.json'), 'utf8')
+    )
+    await new AppShell(page).open(host.url)
+    await new CronPage(page).open()
+    const row = (name: string) => page.locator(`[data-testid="cron-job"][data-id="${gold.jobs[name]}"]`)
+    await expect(row('skill-only').getByTestId('cron-skills')).toHaveText(
+      `skills: ${gold.details['skill-only'].Skills}`
+    )
+    await expect(row('both').getByTestId('cron-skills')).toHaveText(`skills: ${gold.details.both.Skills}`)
+    await expect(row('both').getByTestId('cron-workdir')).toHaveText(`runs in ${gold.details.both.Workdir}`)
+    await expect(row('watchdog').getByTestId('cron-script')).toHaveText(
+      `script: ${gold.details.watchdog.Script} · no agent (its output is delivered as is)`
+    )
+    const file = join(host.root, 'cron', 'jobs.json')
+    for (const name of ['skill-only', 'watchdog']) {
+      await row(name).getByTestId('cron-edit').click()
+      await expect(page.getByTestId('cron-prompt')).toHaveValue('')
+      await expect(page.getByTestId('cron-prompt')).toHaveAccessibleDescription(/^Optional/)
+      if (name === 'watchdog') {
+        // the rows' new lines and the form's note, in every theme
+        const found: Record<string, AxeViolation[]> = {}
+        await scanThemes(page, 'cron jobs without a prompt', found)
+        expect(found).toEqual({})
+      }
+      await page.getByTestId('cron-name').fill(`${name} renamed`)
+      await page.getByTestId('cron-save').click()
+      await expect(page.getByTestId('cron-form')).toHaveCount(0)
+      const job = JSON.parse(readFileSync(file, 'utf8')).jobs.find((j: { id: string }) => j.id === gold.jobs[name])
+      // what upstream's own `hermes cron edit --name` leaves
+      expect({ name: job.name, prompt: job.prompt, skills: job.skills }).toEqual(gold.renamed[name])
+    }
+  })
+})

@@ -55,7 +55,14 @@ export const CronJob = z.object({
   /** The session of the latest run (if it is stored). */
   lastSessionId: z.string().nullable(),
   /** What the latest run warned about (kept on the job; its output file keeps upstream's layout); empty when nothing. */
-  lastWarnings: z.array(z.string())
+  lastWarnings: z.array(z.string()),
+  /** The skills the job loads before its prompt (upstream's `skills`, else an older writer's `skill`). */
+  skills: z.array(z.string()),
+  /** The script the job runs first (its output goes into the prompt), or is (`noAgent`: no model, output as is). */
+  script: z.string().nullable(),
+  noAgent: z.boolean(),
+  /** The folder the job's tools run in; null: none set. */
+  workdir: z.string().nullable()
 })
 export type CronJob = z.infer<typeof CronJob>
 

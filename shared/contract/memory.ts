@@ -78,7 +78,9 @@ export const MemoryEntries = z.object({
   entries: z.array(z.string()),
   usage: MemoryUsage,
   /** Set when the file cannot be changed without losing bytes (not UTF-8): the entries are shown read-only. */
-  readOnly: z.string().optional()
+  readOnly: z.string().optional(),
+  /** The agent's memory writes staged for the user's approval (config.yaml's memory.write_approval); absent: none. */
+  pending: z.number().int().min(0).optional()
 })
 export type MemoryEntries = z.infer<typeof MemoryEntries>
 export const MemoryEntriesQuery = z.object({ profile: ProfileName, target: MemoryTarget.default('memory') })

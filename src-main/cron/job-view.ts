@@ -45,6 +45,13 @@ function deliverOf(j: RawJob): string {
   return d == null || d === '' ? 'local' : String(d)
 }
 
+/** The skills a job loads, as upstream's list_jobs reads them: `skills` (else a lone `skill`), trimmed, each once. */
+function skillsOf(j: RawJob): string[] {
+  const raw: unknown = j.skills ?? j.skill
+  const items = Array.isArray(raw) ? raw : raw ? [raw] : []
+  return [...new Set(items.map((s) => text(s).trim()).filter(Boolean))]
+}
+
 export function jobDto(j: RawJob): CronJob {
   const repeat = (j.repeat && typeof j.repeat === 'object' ? j.repeat : {}) as Record<string, unknown>
   return {
@@ -66,6 +73,11 @@ export function jobDto(j: RawJob): CronJob {
     lastSessionId: str(j.last_session_id),
     lastWarnings: Array.isArray(j.last_warnings)
       ? j.last_warnings.filter((w): w is string => typeof w === 'string')
-      : []
+      : [],
+    // what the job runs besides (or instead of) its prompt: a skill-only job and a script watchdog have none
+    skills: skillsOf(j),
+    script: text(j.script).trim() || null,
+    noAgent: Boolean(j.no_agent),
+    workdir: text(j.workdir).trim() || null
   }
 }

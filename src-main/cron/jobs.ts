@@ -79,6 +79,12 @@ function validPrompt(prompt: string): string {
   return p
 }
 
+const runsWithoutPrompt = (job: RawJob) => {
+  const v = job.skills ?? job.skill
+  const skills = (Array.isArray(v) ? v : [v]).some((x) => typeof x === 'string' && x.trim())
+  return skills || Boolean(job.no_agent && typeof job.script === 'string' && job.script.trim())
+}
+
 export function listJobs(home: string): RawJob[] {
   return readJobs(home).jobs
 }
@@ -149,9 +155,16 @@ export async function editJob(
 ): Promise<RawJob> {
   const timeZone = timeZoneOf(home)
   const schedule = patch.schedule !== undefined ? parseSchedule(patch.schedule, { now, timeZone }) : null
-  const prompt = patch.prompt !== undefined ? validPrompt(patch.prompt) : null
+  const cleared = patch.prompt !== undefined && !String(patch.prompt ?? '').trim()
+  const prompt = patch.prompt !== undefined && !cleared ? validPrompt(patch.prompt) : null
   return updateJobs(home, (file, changed) => {
     const job = findJob(file, id)
+    // A job that loads skills, or runs its script with no agent, runs without a prompt (upstream creates such jobs
+    // with none, and its edit clears one); any other job would have nothing to do.
+    if (cleared) {
+      if (!runsWithoutPrompt(job)) throw new Error('A cron job needs a prompt')
+      job.prompt = ''
+    }
     if (schedule) {
       job.schedule = schedule
       job.schedule_display = schedule.display

@@ -1,5 +1,6 @@
 /**
- * Finding the skill a cron job names under `<profile home>/skills/`, the ways upstream's skill loader finds one, so
+ * Finding the skill a cron job names under `<profile home>/skills/` and the folders config.yaml's
+ * `skills.external_dirs` adds, the ways upstream's skill loader finds one, so
  * a job loads the same skills in both programs: a folder path (`tone`, `writing/brief`, or `writing:brief` for the
  * same), a folder of that name anywhere below, a skill whose front matter `name:` is it, or a flat `<name>.md`. Two
  * matches are no match (upstream refuses to guess), and neither is a name that is absolute or climbs out with `..`.
@@ -9,9 +10,11 @@
  * matter included, as upstream hands it to the agent, with `${HERMES_SKILL_DIR}` filled in.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
-import { join, sep } from 'node:path'
+import { homedir } from 'node:os'
+import { isAbsolute, join, resolve, sep } from 'node:path'
 import { parse } from 'yaml'
 import { loadConfig, readSection } from '../config'
+import { envPath, readEnvFile } from '../secrets'
 
 const SUPPORT = new Set(['references', 'templates', 'assets', 'scripts'])
 /** Folders no skill lives in: hidden ones (version control, caches, archives) and installed dependencies. */
@@ -64,8 +67,10 @@ function allowed(home: string, file: string, text: string): boolean {
     if (!list.some((p) => process.platform.startsWith(OS_NAMES[p] ?? p))) return false
   }
   const name = meta.name != null ? String(meta.name) : (file.split(sep).at(-2) ?? '')
-  const disabled = readSection(loadConfig(home).raw, 'skills').disabled
-  return !(Array.isArray(disabled) && disabled.map(String).includes(name))
+  // one name or a list, each trimmed, as upstream reads it
+  const disabled: unknown = readSection(loadConfig(home).raw, 'skills').disabled
+  const names = typeof disabled === 'string' ? [disabled] : Array.isArray(disabled) ? disabled : []
+  return !names.some((n) => String(n).trim() === name)
 }
 
 /** Every file below `root` a skill can be (SKILL.md, other .md), not descending into a skill's support folders. */
@@ -91,13 +96,63 @@ function skillFiles(root: string): string[] {
   return out
 }
 
-/** The file of the skill `name` names in `<home>/skills`, or null (none, or more than one). */
+const realOr = (p: string) => {
+  try {
+    return realpathSync(p)
+  } catch {
+    return resolve(p) // not there (yet): compared by its path
+  }
+}
+
+/**
+ * The folders config.yaml's `skills.external_dirs` adds to `<home>/skills` (skills kept outside the profile, e.g. one
+ * folder shared with other agents), read as upstream reads them: each entry with `$VAR` / `${VAR}` (the profile's
+ * .env over the environment) and a leading `~` expanded, a relative one taken from the profile's folder; only
+ * folders that exist, each once, never the profile's own skills folder.
+ */
+function externalSkillDirs(home: string): string[] {
+  const raw = readSection(loadConfig(home).raw, 'skills').external_dirs
+  const entries: unknown[] = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw : []
+  if (!entries.length) return []
+  const dotenv = readEnvFile(envPath(home))
+  const own = resolve(home)
+  const lookup = (name: string) =>
+    name === 'HERMES_HOME' ? own : Object.hasOwn(dotenv, name) ? dotenv[name] : process.env[name]
+  const local = realOr(join(home, 'skills'))
+  const out: string[] = []
+  for (const entry of entries) {
+    const text = String(entry ?? '').trim()
+    if (!text) continue
+    // Python's os.path.expandvars (an unknown name stays as written), then expanduser for `~` and `~/...`
+    const expanded = text
+      .replace(/\$(\w+|\{([^}]*)\})/g, (all, bare: string, braced?: string) => lookup(braced ?? bare) ?? all)
+      .replace(/^~(?=$|[\\/])/, homedir())
+    const dir = realOr(isAbsolute(expanded) ? expanded : join(own, expanded))
+    if (dir !== local && !out.includes(dir) && isDir(dir)) out.push(dir)
+  }
+  return out
+}
+
+/**
+ * The file of the skill `name` names in `<home>/skills` or an external skills folder, or null (none, or more than
+ * one: a name found in two folders is refused, as upstream refuses to guess).
+ */
 function findSkill(home: string, name: string): string | null {
-  const root = join(home, 'skills')
+  const local = join(home, 'skills')
+  const roots = [...(isDir(local) ? [local] : []), ...externalSkillDirs(home)]
   const want = name.trim()
-  if (!want || !isDir(root)) return null
+  if (!want || !roots.length) return null
   if (/^([\\/]|[A-Za-z]:)/.test(want) || want.split(/[\\/]/).includes('..')) return null
+  const colon = /^([A-Za-z0-9_-]+):(.+)$/.exec(want)
+  if (want.includes(':') && !colon) return null
+  if (colon && `${colon[1]}/${colon[2]}`.split(/[\\/]/).includes('..')) return null
   const found = new Map<string, string>()
+  for (const root of roots) lookIn(root, want, colon, found)
+  return found.size === 1 ? [...found.values()][0]! : null
+}
+
+/** Every file in `root` that `want` names (by each of upstream's ways), added to `found` keyed by its real path. */
+function lookIn(root: string, want: string, colon: RegExpExecArray | null, found: Map<string, string>) {
   const add = (p: string) => {
     let key = p
     try {
@@ -115,13 +170,7 @@ function findSkill(home: string, name: string): string | null {
   }
   direct(want)
   // `category:skill` is the same skill as `category/skill` (no plugin registry here to claim the namespace).
-  const colon = /^([A-Za-z0-9_-]+):(.+)$/.exec(want)
-  if (want.includes(':') && !colon) return null
-  if (colon) {
-    const rel = `${colon[1]}/${colon[2]}`
-    if (rel.split(/[\\/]/).includes('..')) return null
-    direct(rel)
-  }
+  if (colon) direct(`${colon[1]}/${colon[2]}`)
   for (const file of skillFiles(root)) {
     const parts = file.split(sep)
     if (parts.at(-1) === 'SKILL.md') {
@@ -129,7 +178,6 @@ function findSkill(home: string, name: string): string | null {
       else if (frontMatterName(readFileSync(file, 'utf8')) === want) add(file)
     } else if (parts.at(-1) === `${want}.md` && !inSupportFolder(root, file.slice(root.length + 1))) add(file)
   }
-  return found.size === 1 ? [...found.values()][0]! : null
 }
 
 /** The text of the skill a job names, trimmed, or null when it cannot be found (or is ambiguous). */

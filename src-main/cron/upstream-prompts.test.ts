@@ -111,6 +111,26 @@ describe("a cron job's prompt, as upstream assembles it", () => {
   })
 })
 
+// scripts/golden/cron_skill_dirs.py: config.yaml's `skills.external_dirs` adds folders upstream's skill lookup searches
+// (relative to the profile, `${HERMES_HOME}/...`, `$VAR` from .env); a job naming a skill kept there ran without it,
+// the skill named as not found, and a name in both a folder and the profile's own skills was not refused as ambiguous
+describe("a cron job's skills in config.yaml's skills.external_dirs, found as upstream finds them", () => {
+  const DIRS = resolve(import.meta.dirname, '../../test/fixtures/upstream/cron-skill-dirs')
+  const dirsHome = join(DIRS, 'home')
+  const gold = JSON.parse(readFileSync(join(DIRS, 'cases.json'), 'utf8')) as {
+    cases: Array<{ name: string; loaded: boolean; file?: string }>
+  }
+  const files = [...new Set(gold.cases.flatMap((c) => (c.file ? [c.file] : [])))]
+  files.push('skills/clash/SKILL.md', 'shared-skills/clash/SKILL.md', 'shared-skills/switched/SKILL.md')
+  const text = (rel: string) => readFileSync(join(dirsHome, rel), 'utf8').trim()
+  it.each(gold.cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    const prompt = buildJobPrompt(dirsHome, join(dirsHome, 'cron'), { id: 'd1', prompt: 'p', skills: [c.name] }, null)
+    for (const rel of files) expect(prompt.includes(text(rel)), rel).toBe(rel === c.file)
+    if (c.loaded) expect(prompt).not.toContain('were not found')
+    else expect(prompt).toContain(`they were skipped: ${c.name}.`)
+  })
+})
+
 describe("upstream's check before a cron run: what it refuses, what it cleans", () => {
   it.each(
     guard.map((g) => [`${g.tier}: ${JSON.stringify(g.text)}${g.user_prompt ? ` (${g.user_prompt})` : ''}`, g] as const)

@@ -14,6 +14,7 @@ import { driftBackup, driftMessage, normalizeEntry, readEntries, withMemoryLock,
 import { blockedMessage, DEFAULT_MEMORY_LIMITS, entriesSize, usageOf, type MemoryLimits } from './builtin-limits'
 import { pyTruthy } from '@shared/contract/py-text'
 import { applyBatch, consolidationFailure, finishedWrite, isConsolidationFailure, pyRepr } from './builtin-batch'
+import { memoryWriteApproval, stageMemoryWrite } from './write-approval'
 
 export const MEMORY_TOOL_NAME = 'memory'
 
@@ -127,6 +128,7 @@ async function memoryCall(home: string, args: Record<string, unknown>, limits: M
   if (pyTruthy(args.operations)) {
     if (!Array.isArray(args.operations))
       return { error: 'operations must be a list of {action, content?, old_text?} objects.', success: false }
+    if (memoryWriteApproval(home)) return stageMemoryWrite(home, target, args)
     return applyBatch(home, target, args.operations as unknown[], limits[target])
   }
   const limit = limits[target]
@@ -144,6 +146,9 @@ async function memoryCall(home: string, args: Record<string, unknown>, limits: M
   if (action === 'replace' && !pyTruthy(args.content)) return fail("'replace' needs content.")
   if (action !== 'add' && action !== 'replace' && action !== 'remove')
     return fail(`No action '${pyRepr(action)}': use add, replace or remove.`)
+  // A well-formed write waits for the user's approval when config.yaml asks for it (checked, as upstream checks it,
+  // when the write is approved and replayed)
+  if (memoryWriteApproval(home)) return stageMemoryWrite(home, target, args)
 
   let text = ''
   if (action !== 'remove') {

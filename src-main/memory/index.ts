@@ -13,6 +13,7 @@ export {
   removeMemoryFile
 } from './builtin-store'
 export { MemoryActivityHub } from './activity-hub'
+export { pendingMemoryWrites } from './write-approval'
 export {
   buildMemoryManagerForAgent,
   type AgentMemory,

@@ -6,7 +6,17 @@
 // each file is (the Memory page's figure) is checked against upstream's counts in memory-usage/upstream.json
 // (scripts/golden/memory_usage.py).
 import { spawn } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -123,6 +133,71 @@ describe('memory tool scenarios: the answers, files and prompt upstream gives', 
     const prompt = await withHomeOverride(h, () => fresh.buildSystemPrompt())
     if (after) expect(prompt).toContain(after)
     else expect(prompt).not.toContain('MEMORY (your personal notes)')
+  })
+})
+
+// scripts/golden/memory_write_approval.py: with config.yaml's memory.write_approval on, upstream's tool saves nothing
+// and stages the write under pending/memory/ for the user's approval; Caduceus's agent wrote it at once
+describe("memory.write_approval: a write waits in upstream's pending store", () => {
+  type Staged = {
+    answer: Record<string, unknown>
+    pending: Record<string, unknown>[]
+    files: Record<string, string | null>
+  }
+  const approval = JSON.parse(
+    readFileSync(resolve(import.meta.dirname, '../../test/fixtures/upstream/memory-write-approval/cases.json'), 'utf8')
+  ) as {
+    start: string
+    cases: Array<Staged & { name: string; call: Record<string, unknown> }>
+    switches: Array<Staged & { switch: string }>
+  }
+  const runs = [
+    ...approval.cases.map((c) => [c.name, 'true', c.call, c] as const),
+    ...approval.switches.map((c) => [`write_approval: ${c.switch}`, c.switch, approval.cases[0]!.call, c] as const)
+  ]
+  it.each(runs)('%s', async (_name, sw, call, want) => {
+    const h = home(`memory:\n  write_approval: ${sw}\n`, { 'MEMORY.md': approval.start })
+    const r = JSON.parse(
+      await withHomeOverride(h, async () => (await agentMemory(h)).handleToolCall('memory', call))
+    ) as Record<string, unknown>
+    expect(r.success).toBe(want.answer.success)
+    expect(r.staged).toBe(want.answer.staged)
+    const dir = join(h, 'pending', 'memory')
+    const files = existsSync(dir) ? readdirSync(dir).sort() : []
+    const records = files.map((f) => {
+      const { id, created_at, ...rest } = JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>
+      expect([`${String(id)}.json`, typeof created_at]).toEqual([f, 'number'])
+      expect(r.pending_id).toBe(id)
+      return rest
+    })
+    expect(records).toEqual(want.pending)
+    const text = (n: string) => {
+      try {
+        return readFileSync(join(h, 'memories', n), 'utf8')
+      } catch {
+        return null
+      }
+    }
+    expect({ 'MEMORY.md': text('MEMORY.md'), 'USER.md': text('USER.md') }).toEqual(want.files)
+  })
+
+  it('the Memory page says how many changes wait for approval, beside the entries left as they were', async () => {
+    const h = home('memory:\n  write_approval: true\n', { 'MEMORY.md': approval.start })
+    const host = await createHost({ home: h, headless: true, live: false, log: createLogger() })
+    try {
+      const entries = () => host.dispatcher.invoke('memory.entries', { profile: 'default', target: 'memory' })
+      expect(await entries()).toEqual({
+        ok: true,
+        output: expect.not.objectContaining({ pending: expect.anything() }) as unknown
+      })
+      const m = await agentMemory(h)
+      for (const c of approval.cases.filter((x) => x.answer.staged))
+        await withHomeOverride(h, () => m.handleToolCall('memory', c.call))
+      const staged = approval.cases.filter((x) => x.answer.staged).length
+      expect(await entries()).toMatchObject({ ok: true, output: { entries: [approval.start], pending: staged } })
+    } finally {
+      await host.close()
+    }
   })
 })
 

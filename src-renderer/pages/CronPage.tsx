@@ -124,6 +124,7 @@ export function CronPage() {
                   <td className="cron-name" title={j.prompt}>
                     {j.name}
                     <div className="muted mono">{j.id}</div>
+                    <CronRuns job={j} />
                   </td>
                   <td className="mono">
                     {j.scheduleDisplay}
@@ -272,5 +273,32 @@ export function CronPage() {
         </div>
       )}
     </div>
+  )
+}
+
+/**
+ * What a job runs beside its prompt, as upstream's `hermes cron list` shows it: the skills it loads, its script (with
+ * no agent, the script is the whole job) and the folder it runs in. A skill-only job and a watchdog have no prompt.
+ */
+function CronRuns({ job }: { job: CronJob }) {
+  return (
+    <>
+      {job.skills.length > 0 && (
+        <div className="muted" data-testid="cron-skills">
+          skills: {job.skills.join(', ')}
+        </div>
+      )}
+      {job.script && (
+        <div className="muted" data-testid="cron-script">
+          script: <span className="mono">{job.script}</span>
+          {job.noAgent && ' · no agent (its output is delivered as is)'}
+        </div>
+      )}
+      {job.workdir && (
+        <div className="muted" data-testid="cron-workdir">
+          runs in <span className="mono">{job.workdir}</span>
+        </div>
+      )}
+    </>
   )
 }

@@ -190,6 +190,8 @@ export function useMemoryEntries(profile: string | null) {
     /** The entries are read (perhaps stale, a re-read on its way): a box's entry missing from them is gone. */
     ready: q.data !== undefined,
     readOnly: q.data?.readOnly ?? null,
+    /** The agent's writes waiting for the user's approval (memory.write_approval). */
+    pending: q.data?.pending ?? 0,
     /** How full the file is, counted by the host as the memory tool counts it against its limit. */
     usage: q.data?.usage ?? null,
     loading: q.isFetching,

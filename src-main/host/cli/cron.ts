@@ -25,11 +25,19 @@ import { errorMessage } from '@shared/contract/errors'
 import { cronRepeatText } from '@shared/contract'
 import { redact } from '../../secrets'
 
-/** One job as upstream's `hermes cron list` names it (a missing name, display or state filled in as upstream reads it). */
+/**
+ * One job as upstream's `hermes cron list` names it (a missing name, display or state filled in as upstream reads it),
+ * with what it runs beside its prompt as upstream lists it: its skills, script (no agent: the script alone), folder.
+ */
 const line = (raw: RawJob) => {
   const j = jobDto(raw)
   const repeat = cronRepeatText(j)
-  return `${j.id}  ${j.state.padEnd(9)}  ${j.scheduleDisplay.padEnd(16)}  next ${j.nextRunAt ?? '-'}  last ${j.lastRunAt ?? '-'}${j.lastStatus ? ` (${j.lastStatus})` : ''}  ${j.name}${j.deliver !== 'local' ? `  -> ${j.deliver}` : ''}${repeat ? `  repeat ${repeat}` : ''}`
+  const runs = [
+    j.skills.length ? `skills ${j.skills.join(', ')}` : '',
+    j.script ? `script ${j.script}${j.noAgent ? ' (no agent)' : ''}` : '',
+    j.workdir ? `workdir ${j.workdir}` : ''
+  ].filter(Boolean)
+  return `${j.id}  ${j.state.padEnd(9)}  ${j.scheduleDisplay.padEnd(16)}  next ${j.nextRunAt ?? '-'}  last ${j.lastRunAt ?? '-'}${j.lastStatus ? ` (${j.lastStatus})` : ''}  ${j.name}${j.deliver !== 'local' ? `  -> ${j.deliver}` : ''}${repeat ? `  repeat ${repeat}` : ''}${runs.map((r) => `  ${r}`).join('')}`
 }
 
 export async function cron(args: HostArgs): Promise<number> {

@@ -1,4 +1,11 @@
-import { editEntry, memoryFileProblem, memoryUsage, readEntries, type MemoryActivityHub } from '../../memory'
+import {
+  editEntry,
+  memoryFileProblem,
+  memoryUsage,
+  pendingMemoryWrites,
+  readEntries,
+  type MemoryActivityHub
+} from '../../memory'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 
@@ -21,7 +28,8 @@ export function memoryHandlers(s: Services, hub: MemoryActivityHub): MemoryHandl
       const entries = readEntries(home, target)
       // counted as the memory tool counts it against its limit, so the page and the tool never disagree
       const usage = memoryUsage(home, target, entries)
-      return { profile, target, entries, usage, ...(readOnly ? { readOnly } : {}) }
+      const pending = pendingMemoryWrites(home)
+      return { profile, target, entries, usage, ...(readOnly ? { readOnly } : {}), ...(pending ? { pending } : {}) }
     },
     'memory.edit': async (edit) => {
       const started = performance.now()

@@ -46,6 +46,9 @@ export function CronJobForm({
   }, [])
   const [saving, setSaving] = useState(false)
   const headingId = useId()
+  // A job that loads skills, or runs its script with no agent, needs no prompt (upstream creates them without one):
+  // an empty prompt must not keep such a job's schedule, name or model from being saved.
+  const promptOptional = Boolean(job && !gone && (job.skills.length > 0 || (job.noAgent && job.script)))
   const edited =
     schedule !== initial.schedule || prompt !== initial.prompt || name !== initial.name || model !== initial.model
   useEffect(() => {
@@ -147,7 +150,20 @@ export function CronJobForm({
         ))}
       <label className="field">
         Prompt
-        <textarea rows={3} value={prompt} onChange={(e) => setPrompt(e.target.value)} data-testid="cron-prompt" />
+        <textarea
+          rows={3}
+          value={prompt}
+          onChange={(e) => setPrompt(e.target.value)}
+          aria-describedby={promptOptional ? `${headingId}-prompt` : undefined}
+          data-testid="cron-prompt"
+        />
+        {promptOptional && (
+          <span id={`${headingId}-prompt`} className="muted small">
+            {job?.noAgent
+              ? 'Optional: this job runs its script with no agent.'
+              : 'Optional: the job runs its skills with this as their instruction.'}
+          </span>
+        )}
       </label>
       <label className="field">
         Name (optional)
@@ -179,7 +195,12 @@ export function CronJobForm({
         <button
           className="primary"
           type="submit"
-          disabled={saving || !schedule.trim() || !prompt.trim() || (scheduleEdited && preview?.ok === false)}
+          disabled={
+            saving ||
+            !schedule.trim() ||
+            (!prompt.trim() && !promptOptional) ||
+            (scheduleEdited && preview?.ok === false)
+          }
           data-testid="cron-save"
         >
           {saving ? 'Saving…' : job && !gone ? 'Save' : 'Create job'}

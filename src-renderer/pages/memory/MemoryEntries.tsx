@@ -23,7 +23,7 @@ const focusAtEnd = (el: HTMLTextAreaElement) => {
  * unsaved, rather than dropping it unasked. A page left or reloaded keeps it too.
  */
 export function MemoryEntries({ profile }: { profile: string | null }) {
-  const { target, entries, ready, readOnly, usage, loading, error } = useMemoryEntries(profile)
+  const { target, entries, ready, readOnly, pending, usage, loading, error } = useMemoryEntries(profile)
   const file = target === 'memory' ? 'MEMORY.md' : 'USER.md'
   const fileKey = `${profile}/${target}`
   const addKey = profile ? `memory-add:${fileKey}` : null
@@ -129,6 +129,12 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
         <div className="err-text" role="alert">
           {error}
         </div>
+      )}
+      {pending > 0 && (
+        <p className="muted small" role="status" data-testid="memory-pending">
+          {pending === 1 ? '1 change' : `${pending} changes`} by the agent {pending === 1 ? 'waits' : 'wait'} for your
+          approval (memory.write_approval is on): review with <code>/memory pending</code> in hermes.
+        </p>
       )}
       {readOnly && (
         <p className="err-text" role="status" data-testid="memory-entries-readonly">
