@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { StoreRegistry } from './index'
 import { makeHome, upstream } from './test-fixtures/homes'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
-import { changedSinceVerified, isShortTerm, markVerified, shortIndexStep } from './short-index'
+import { changedSinceVerified, isShortTerm, markVerified, Rechecks, shortIndexStep } from './short-index'
 import { detectShape } from './shape'
 import { SessionWatcher } from './watcher'
 import { rawDb } from './test-fixtures/raw-db'
@@ -520,6 +520,49 @@ describe('short-text index: a message another program rewrites in place', () => 
     } finally {
       db.close()
     }
+  })
+
+  it('a segment FTS5 merges old segments into, begun before the verified state, names none of the rows it moves', () => {
+    const db = new Database(makeHome(tempDir(), 21))
+    try {
+      const shape = detectShape(db)
+      db.prepare(`INSERT INTO sessions (id, source, started_at) VALUES ('s', 'cli', 1)`).run()
+      const ins = db.prepare(`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s', 'user', ?, 1)`)
+      const commit = (fn: () => void) => db.transaction(fn)()
+      for (let c = 0; c < 6; c++)
+        commit(() => {
+          for (let i = 0; i < 250; i++) ins.run(`東京 w${c}x${i} m${i} t${i}`)
+        })
+      // FTS5's merge of those segments under way (a few pages a step, as its automerge goes), then the verified state
+      const step = () => db.exec("INSERT INTO messages_fts(messages_fts, rank) VALUES ('merge', -2)")
+      step()
+      commit(() => {
+        shortIndexStep(db, shape, { budgetMs: Number.POSITIVE_INFINITY })
+        markVerified(db)
+      })
+      // the merge carried on: its output grows with rows the verified state held as they were
+      step()
+      step()
+      expect(changedSinceVerified(db)).toEqual([])
+      commit(() => db.prepare("UPDATE messages SET content = '神戸' WHERE id = 7").run())
+      expect(changedSinceVerified(db)).toEqual([7])
+    } finally {
+      db.close()
+    }
+  })
+
+  it('too many rows named to list, every indexed row from the lowest of them is read again, not the whole index', () => {
+    const r = new Rechecks()
+    expect(r.note([5, 9])).toBe(false)
+    expect(r.forSearch()).toEqual({ before: Number.POSITIVE_INFINITY, ids: [5, 9] })
+    const many = Array.from({ length: 20_000 }, (_, i) => 480_001 + i)
+    expect(r.note(many)).toBe(true)
+    expect(r.forSearch()).toEqual({ before: 4, ids: [] }) // the rows named before count too
+    const again = new Rechecks()
+    again.note(many)
+    expect(again.forSearch()).toEqual({ before: 480_000, ids: [] })
+    again.note(null)
+    expect(again.forSearch()).toEqual({ before: 0, ids: [] })
   })
 
   it('where the WAL cannot say which rows a commit wrote, every indexed row is read by its text until rechecked', async () => {

@@ -382,10 +382,17 @@ export class Rechecks {
   /** Rows whose grams were found to differ from their text: re-read by the store's next write (regram). */
   readonly changed = new Set<number>()
 
-  /** Returns true when every indexed row is to be read again (a null, or too many rows to name). */
+  /**
+   * Returns true when the rows read again are not only the ones named: every indexed row (a null), or, too many to
+   * name one by one, every one from the lowest named (those a merged FTS segment names after another program's
+   * session are mostly its newest rows: a fraction of the home).
+   */
   note(rowids: readonly number[] | null): boolean {
     if (rowids === null || this.ids.size + rowids.length > RECHECK_IDS * 8) {
-      this.checkedTo = 0
+      let low = rowids === null ? 1 : this.checkedTo + 1
+      for (const id of rowids ?? []) if (id < low) low = id
+      for (const id of this.ids) if (id < low) low = id
+      this.checkedTo = Math.max(0, low - 1)
       this.ids.clear()
       return true
     }
