@@ -266,6 +266,14 @@ describe('short-text index', () => {
       const after = (reg.searchAll({ query: '東京', limit: 50 }).sessions ?? []).map((g) => g.sessionId)
       expect(after).toHaveLength(320)
       expect(after).not.toContain('bulk7')
+      // another program deletes a session's row and leaves its messages; another session gets a title
+      raw.pragma('foreign_keys = OFF')
+      raw.prepare("DELETE FROM sessions WHERE id = 'bulk9'").run()
+      raw.prepare("UPDATE sessions SET title = '東京の旅' WHERE id = 'bulk3'").run()
+      const last = reg.searchAll({ query: '東京', limit: 50 }).sessions ?? []
+      expect(last.map((g) => g.sessionId)).toHaveLength(319)
+      expect(last.map((g) => g.sessionId)).not.toContain('bulk9')
+      expect(last.find((g) => g.sessionId === 'bulk3')).toMatchObject({ title: '東京の旅', hits: 1 })
       raw.close()
     } finally {
       reg.closeAll()

@@ -226,6 +226,12 @@ export function shortIndexStep(
  */
 export const SHORT_LOOKUP = `SELECT message_id AS id FROM main.${T} WHERE gram = ? AND message_id <= ?`
 
+/**
+ * Messages `m` holding `gram` (the first `?`) up to the id given second, joined straight from the grams: in id order,
+ * each row read once, with no list of ids built first (what `m.id IN (SHORT_LOOKUP …)` does).
+ */
+export const SHORT_JOIN = `main.${T} g CROSS JOIN messages m ON m.id = g.message_id WHERE g.gram = ? AND g.message_id <= ?`
+
 /** At most this many grams narrow a long term: a few pieces already leave few rows, each more is a list read. */
 const NARROWING = 3
 
