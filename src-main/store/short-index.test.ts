@@ -424,6 +424,43 @@ describe('short-text index: a message another program rewrites in place', () => 
     }
   })
 
+  it('a rewrite no FTS index sees (a message of one emoji: no word, no trigram) is read again at the next open', async () => {
+    const root = tempDir()
+    const run = async <T>(fn: (reg: StoreRegistry) => T | Promise<T>): Promise<T> => {
+      const reg = new StoreRegistry(root)
+      try {
+        return await fn(reg)
+      } finally {
+        reg.closeAll()
+      }
+    }
+    const [rocket] = await run(async (reg) => {
+      const s = reg.get('default')
+      await s.createSession('a', 'cli')
+      await s.createSession('b', 'cli')
+      await s.appendMessage('b', { role: 'user', content: '東京 🚀' })
+      return s.appendMessages('a', [{ role: 'user', content: '🚀' }])
+    })
+    await run((reg) => expect(sessionsOf(reg, '🚀').ids).toEqual(['a', 'b']))
+    // upstream's triggers run, and neither FTS index changes: a delete and an insert of no term at all
+    execFileSync('sqlite3', [join(root, 'state.db'), `UPDATE messages SET content = '🎉' WHERE id = ${rocket}`])
+    await run((reg) => {
+      expect(sessionsOf(reg, '🎉')).toEqual({ ids: ['a'], fallback: expect.stringContaining('rewrote') })
+      expect(sessionsOf(reg, '🚀').ids).toEqual(['b'])
+    })
+    // the app reads the row into the index again, and the run after it finds it there
+    await run(async (reg) => {
+      const watcher = new SessionWatcher(reg.get('default'), () => undefined).start()
+      for (let i = 0; i < 100 && sessionsOf(reg, '🎉').fallback.includes('rewrote'); i++)
+        await new Promise((r) => setTimeout(r, 30))
+      watcher.stop()
+    })
+    await run((reg) => {
+      expect(sessionsOf(reg, '🎉')).toEqual({ ids: ['a'], fallback: expect.not.stringContaining('rewrote') })
+      expect(sessionsOf(reg, '🚀').ids).toEqual(['b'])
+    })
+  })
+
   it('an upstream session while no Caduceus ran: the next open reads only the rows it wrote by their text', async () => {
     const root = tempDir()
     const path = join(root, 'state.db')
