@@ -442,8 +442,10 @@ describe('short-text index: a message another program rewrites in place', () => 
       return s.appendMessages('a', [{ role: 'user', content: '🚀' }])
     })
     await run((reg) => expect(sessionsOf(reg, '🚀').ids).toEqual(['a', 'b']))
-    // upstream's triggers run, and neither FTS index changes: a delete and an insert of no term at all
-    execFileSync('sqlite3', [join(root, 'state.db'), `UPDATE messages SET content = '🎉' WHERE id = ${rocket}`])
+    // another program's connection: upstream's triggers run, and neither FTS index changes (no term either side)
+    const other = new Database(join(root, 'state.db'))
+    other.prepare("UPDATE messages SET content = '🎉' WHERE id = ?").run(rocket)
+    other.close()
     await run((reg) => {
       expect(sessionsOf(reg, '🎉')).toEqual({ ids: ['a'], fallback: expect.stringContaining('rewrote') })
       expect(sessionsOf(reg, '🚀').ids).toEqual(['b'])
