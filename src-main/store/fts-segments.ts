@@ -92,8 +92,13 @@ export function withTails(db: Database.Database, fts: string, segments: readonly
 }
 
 /**
- * The segments of `now` whose pages `before` (withTails) did not hold as they are: a new segment, one that grew, or
- * one whose id was reused (another last page).
+ * The segments of `now` whose pages `before` (withTails) did not hold as they are: a new segment, or one whose id was
+ * reused (another last page). Not a segment that only grew: FTS5 appends to a segment only to carry on the merge that
+ * began it (fts5IndexMergeLevel: the output level's last segment; its inputs the input level's first `nMerge`
+ * segments, fixed when the merge began, and never promoted into or out of while it runs), so what it gained since
+ * `before` are entries of segments `before` held, and the pages it had are as they were (its old last page unchanged
+ * says it is the same segment). A bulk-built home ends with such a merge under way, and every commit after it carries
+ * the merge a few pages on: read whole, that segment named nearly every row.
  */
 export function newSegments(db: Database.Database, fts: string, before: readonly Segment[], now: readonly Segment[]) {
   const held = new Map(before.map((s) => [s.id, s]))
@@ -102,7 +107,12 @@ export function newSegments(db: Database.Database, fts: string, before: readonly
     const b = held.get(s.id)
     return b && b.last === s.last && s.first >= b.first
   })
-  const tails = new Map(withTails(db, fts, same).map((s) => [s.id, s.tail]))
+  // one a merge still writes keeps its first page and gains new last ones: nothing new in it either
+  const grown = now.flatMap((s) => {
+    const b = held.get(s.id)
+    return b && b.first === s.first && s.last > b.last ? [{ ...s, last: b.last }] : []
+  })
+  const tails = new Map(withTails(db, fts, [...same, ...grown]).map((s) => [s.id, s.tail]))
   return now.filter((s) => !tails.has(s.id) || tails.get(s.id) !== held.get(s.id)?.tail)
 }
 

@@ -9,10 +9,11 @@
  */
 import type Database from 'better-sqlite3'
 import type { HomeShape } from './shape'
-import { prepareOnce, stmt } from './stmt-cache'
+import { prepareOnce } from './stmt-cache'
 import { rowsViaJson } from './json-rows'
 import { matchTerm, nearItems, toInstr, toMatch, type Node, type Term } from './search-query'
 import {
+  SHORT_JOIN,
   SHORT_LOOKUP,
   STALE_ROWS,
   gramsLookup,
@@ -24,6 +25,7 @@ import {
 import { archivedSql, hiddenMessageSql, marker, shownSql } from './sql'
 import type { messages } from './schema'
 import { BASE_SQL, baseFold } from './fold'
+import { MatchedSessions } from './search-sessions'
 import {
   WORD_CHECK_CAP,
   clearWordIndex,
@@ -216,6 +218,31 @@ function idSet(n: Node, r: Reading, params: unknown[]): string {
 }
 
 /**
+ * The visible rows matching `n` (every term from an index: idSet) that pass the message filters, as (session id, id)
+ * in id order. A lone short term, the commonest such query (a CJK pair, an emoji), joins its grams to the rows
+ * directly and reads the rows after the index by their text: no list of thousands of ids is built to look them up.
+ */
+function indexedRows(
+  n: Node,
+  r: Reading,
+  filters: SearchFilters | undefined,
+  gap: IndexGap | null,
+  params: unknown[]
+): string {
+  const filter = () => messageFilter(filters, params, { sessions: false, gap })
+  if (n.kind === 'term' && r.src(n) === 'short' && !n.initial && !n.columns && r.recheck === null) {
+    params.push(n.text, r.indexedTo ?? 0)
+    const indexed = `SELECT m.session_id AS c0, m.id AS c1 FROM ${SHORT_JOIN} AND ${VISIBLE}${filter()}`
+    params.push(r.indexedTo ?? 0)
+    const tail = `SELECT m.session_id, m.id FROM messages m WHERE m.id > ? AND ${toInstr(n, r.text, params as string[], columnText)} AND ${VISIBLE}${filter()}`
+    // each part comes in id order (the grams' key, then the rowid), the first one's ids all below the second's
+    return `${indexed} UNION ALL ${tail}`
+  }
+  const set = idSet(n, r, params)
+  return `SELECT m.session_id AS c0, m.id AS c1 FROM messages m WHERE m.id IN (${set}) AND ${VISIBLE}${filter()} ORDER BY m.id`
+}
+
+/**
  * The Sessions page's filters, applied to a search as to the list: by the hit's session (source, archived, id
  * prefix, delegate children) and by the hit message's own time (from/to). Absent fields filter nothing.
  */
@@ -279,49 +306,6 @@ export function sessionConditions(
   else if (archived !== 'include') where.push(archivedSql('s', archived))
   return where
 }
-
-/**
- * The matching rows whose session passes the filters' session conditions, decided once per session: a search reads
- * every match to count them per session, and thousands of matches fall in a few hundred sessions — one lookup each
- * instead of one per row. Thousands of sessions: the list of every passing session is built once and looked up.
- */
-function allowedOnly<R extends [...Row, ...unknown[]]>(
-  db: Database.Database,
-  f: SearchFilters | undefined,
-  rows: R[]
-): R[] {
-  const args: unknown[] = []
-  const conds = sessionConditions(f, args)
-  if (!conds.length || !rows.length) return rows
-  const ids = [...new Set(rows.map((r) => r[0]))]
-  const pass = conds.join(' AND ')
-  if (ids.length > FEW_SESSIONS) {
-    // Many sessions: the ones that do NOT pass, from one pass over sessions — usually none or a few (the list's
-    // default filters leave out only hidden and internal runs) — and the ids no session row has (messages another
-    // program left behind its session's delete), by the id index alone. Handing thousands of passing ids back from
-    // SQLite (an ephemeral table of every passing session, then one value each) cost ~7 ms of a 2-character CJK
-    // search at 500k messages.
-    const excluded = rowsViaJson<[string]>(
-      db,
-      `SELECT s.id AS c0 FROM sessions s WHERE NOT COALESCE((${pass}), 0)
-        UNION ALL SELECT j.value FROM json_each(?) j WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = j.value)`,
-      1,
-      [...args, JSON.stringify(ids)]
-    )
-    if (!excluded.length) return rows
-    const out = new Set(excluded.map((r) => r[0]))
-    return rows.filter((r) => !out.has(r[0]))
-  }
-  const allowed = new Set(
-    stmt<string>(db, `SELECT s.id FROM json_each(?) j CROSS JOIN sessions s ON s.id = j.value WHERE ${pass}`)
-      .pluck()
-      .all(JSON.stringify(ids), ...args)
-  )
-  return allowed.size === ids.length ? rows : rows.filter((r) => allowed.has(r[0]))
-}
-
-/** Up to this many matching sessions are checked by id; past it, the sessions that fail are read instead. */
-const FEW_SESSIONS = 300
 
 /**
  * `AND …` restricting messages `m` by the filters, or '' (params appended). `sessions: false` leaves the session
@@ -449,6 +433,9 @@ export function matchRows(
   let all: Row[] | null
   // the rows upstream's indexes lack by its own markers (search-gap.ts): read apart below, left out of this answer
   const gap = indexGap(db, shape)
+  // the matches' sessions: which pass the filters, their titles (search-sessions.ts)
+  const sargs: unknown[] = []
+  const matched = new MatchedSessions(db, sessionConditions(filters, sargs), sargs)
   if (gap?.upTo === null) {
     // marked stale: nothing an index holds is trusted, every row is read by the gap's scan
     ids = []
@@ -473,9 +460,7 @@ export function matchRows(
     all =
       many > COUNT_CAP
         ? null
-        : allowedOnly(
-            db,
-            filters,
+        : matched.allowed(
             rowsViaJson<Row>(db, `SELECT m.session_id AS c0, m.id AS c1 FROM ${from(where)}`, 2, [match, ...margs])
           )
     if (leavesOut) {
@@ -483,9 +468,7 @@ export function matchRows(
       const lp: unknown[] = []
       const set = leftOutIds(tree, reading, lp)
       const filter = messageFilter(filters, lp, { sessions: false, gap })
-      const more = allowedOnly(
-        db,
-        filters,
+      const more = matched.allowed(
         rowsViaJson<Row>(
           db,
           `SELECT m.session_id AS c0, m.id AS c1 FROM messages m WHERE m.id IN (${set}) AND ${VISIBLE}${filter}`,
@@ -505,18 +488,12 @@ export function matchRows(
   } else if (!sources.has('scan') && !(leftOutScanned && sources.has('trigram'))) {
     // Every term has an index (Caduceus's short index among them): ids from a compound of index lookups.
     const params: unknown[] = []
-    const set = idSet(tree, reading, params)
-    const filter = messageFilter(filters, params, { sessions: false, gap })
-    const rows = (all = allowedOnly(
-      db,
-      filters,
-      rowsViaJson<Row>(
-        db,
-        `SELECT m.session_id AS c0, m.id AS c1 FROM messages m WHERE m.id IN (${set}) AND ${VISIBLE}${filter} ORDER BY m.id`,
-        2,
-        params
-      )
+    const rows = (all = matched.allowed(
+      rowsViaJson<Row>(db, indexedRows(tree, reading, filters, gap, params), 2, params)
     ))
+    // (id order is what SQLite's plan yields: checked, not assumed)
+    if (rows.some((r, i) => i > 0 && Number(r[1]) < Number(rows[i - 1]![1])))
+      rows.sort((a, b) => Number(a[1]) - Number(b[1]))
     ids = rows
       .slice(-n)
       .map((r) => Number(r[1]))
@@ -527,9 +504,7 @@ export function matchRows(
     const cond = condition(tree, reading, params)
     const fargs: unknown[] = []
     const filter = messageFilter(filters, fargs, { sessions: false, gap })
-    const rows = (all = allowedOnly(
-      db,
-      filters,
+    const rows = (all = matched.allowed(
       rowsViaJson<Row>(
         db,
         `SELECT m.session_id AS c0, m.id AS c1 FROM messages m WHERE ${VISIBLE} AND ${cond}${filter}`,
@@ -545,7 +520,7 @@ export function matchRows(
   }
   let gapNote = ''
   if (gap) {
-    const found = gapRows(db, shape, tree, reading, gap, filters)
+    const found = gapRows(db, shape, tree, reading, gap, filters, matched)
     gapNote = gap.note + (found.asText ? ` ${found.asText}` : '')
     if (found.rows.length) {
       if (all) all = [...all, ...found.rows].sort((a, b) => Number(a[1]) - Number(b[1]))
@@ -554,32 +529,7 @@ export function matchRows(
     }
   }
   // Matching sessions that compression continued: only their chains need walking to a tip (search.ts).
-  const continued = new Set<string>()
-  if (sessions.size) {
-    // One statement for every session's title (and whether compression ended it): by id for a few, one
-    // sequential pass when many (thousands of random row lookups cost more than reading the whole, much smaller,
-    // sessions table in order). Thousands of rows cross into JS as one JSON text (json-rows.ts), as the hits do.
-    const rows =
-      sessions.size > 300
-        ? rowsViaJson(
-            db,
-            "SELECT id AS c0, title AS c1, end_reason = 'compression' AS c2 FROM sessions WHERE title IS NOT NULL OR end_reason = 'compression'",
-            3,
-            []
-          )
-        : stmt(
-            db,
-            "SELECT id, title, end_reason = 'compression' FROM sessions WHERE id IN (SELECT value FROM json_each(?))"
-          )
-            .raw()
-            .all(JSON.stringify([...sessions.keys()]))
-    for (const [id, title, compressed] of rows as Array<[string, string | null, number | null]>) {
-      const g = sessions.get(id)
-      if (!g) continue
-      g.title = title ?? null
-      if (compressed) continued.add(id)
-    }
-  }
+  const continued = matched.describe(sessions)
   // in a scanned tree, the short terms were read by the scan too (condition)
   const scanned = sources.has('scan') || (leftOutScanned && sources.has('trigram') && sources.size > 1)
   const answeredBy = (t: Term): Source => (scanned && src(t) === 'short' ? 'scan' : src(t))
@@ -727,13 +677,12 @@ function gapRows(
   tree: Node,
   r: Reading,
   gap: IndexGap,
-  filters: SearchFilters | undefined
+  filters: SearchFilters | undefined,
+  matched: MatchedSessions
 ): { rows: Row[]; asText: string } {
   const scan: Reading = { ...r, src: () => 'scan', leavesOut: false, indexedTo: null, recheck: null }
   const select = (where: string, args: unknown[]) =>
-    allowedOnly(
-      db,
-      filters,
+    matched.allowed(
       rowsViaJson<Row>(
         db,
         `SELECT m.session_id AS c0, m.id AS c1 FROM messages m WHERE ${where} ORDER BY m.id`,
@@ -754,9 +703,7 @@ function gapRows(
     ? `CASE WHEN ${surely(tree, r, texts, args)} THEN 1 WHEN ${surelyNot(tree, r, texts, args)} THEN 0 END`
     : 'NULL'
   const where = `${inRange(args)} AND ${atLeast(tree, r, args)}${messageFilter(filters, args, { sessions: false })}`
-  const scanned = allowedOnly(
-    db,
-    filters,
+  const scanned = matched.allowed(
     rowsViaJson<[...Row, number | null]>(
       db,
       `SELECT m.session_id AS c0, m.id AS c1, ${sure} AS c2 FROM messages m WHERE ${where} ORDER BY m.id`,

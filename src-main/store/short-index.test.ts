@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { StoreRegistry } from './index'
 import { makeHome, upstream } from './test-fixtures/homes'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
-import { changedSinceVerified, isShortTerm, markVerified, shortIndexStep } from './short-index'
+import { changedSinceVerified, isShortTerm, markVerified, Rechecks, shortIndexStep } from './short-index'
 import { detectShape } from './shape'
 import { SessionWatcher } from './watcher'
 import { rawDb } from './test-fixtures/raw-db'
@@ -266,6 +266,14 @@ describe('short-text index', () => {
       const after = (reg.searchAll({ query: '東京', limit: 50 }).sessions ?? []).map((g) => g.sessionId)
       expect(after).toHaveLength(320)
       expect(after).not.toContain('bulk7')
+      // another program deletes a session's row and leaves its messages; another session gets a title
+      raw.pragma('foreign_keys = OFF')
+      raw.prepare("DELETE FROM sessions WHERE id = 'bulk9'").run()
+      raw.prepare("UPDATE sessions SET title = '東京の旅' WHERE id = 'bulk3'").run()
+      const last = reg.searchAll({ query: '東京', limit: 50 }).sessions ?? []
+      expect(last.map((g) => g.sessionId)).toHaveLength(319)
+      expect(last.map((g) => g.sessionId)).not.toContain('bulk9')
+      expect(last.find((g) => g.sessionId === 'bulk3')).toMatchObject({ title: '東京の旅', hits: 1 })
       raw.close()
     } finally {
       reg.closeAll()
@@ -416,6 +424,45 @@ describe('short-text index: a message another program rewrites in place', () => 
     }
   })
 
+  it('a rewrite no FTS index sees (a message of one emoji: no word, no trigram) is read again at the next open', async () => {
+    const root = tempDir()
+    const run = async <T>(fn: (reg: StoreRegistry) => T | Promise<T>): Promise<T> => {
+      const reg = new StoreRegistry(root)
+      try {
+        return await fn(reg)
+      } finally {
+        reg.closeAll()
+      }
+    }
+    const [rocket] = await run(async (reg) => {
+      const s = reg.get('default')
+      await s.createSession('a', 'cli')
+      await s.createSession('b', 'cli')
+      await s.appendMessage('b', { role: 'user', content: '東京 🚀' })
+      return s.appendMessages('a', [{ role: 'user', content: '🚀' }])
+    })
+    await run((reg) => expect(sessionsOf(reg, '🚀').ids).toEqual(['a', 'b']))
+    // another program's connection: upstream's triggers run, and neither FTS index changes (no term either side)
+    const other = new Database(join(root, 'state.db'))
+    other.prepare("UPDATE messages SET content = '🎉' WHERE id = ?").run(rocket)
+    other.close()
+    await run((reg) => {
+      expect(sessionsOf(reg, '🎉')).toEqual({ ids: ['a'], fallback: expect.stringContaining('rewrote') })
+      expect(sessionsOf(reg, '🚀').ids).toEqual(['b'])
+    })
+    // the app reads the row into the index again, and the run after it finds it there
+    await run(async (reg) => {
+      const watcher = new SessionWatcher(reg.get('default'), () => undefined).start()
+      for (let i = 0; i < 100 && sessionsOf(reg, '🎉').fallback.includes('rewrote'); i++)
+        await new Promise((r) => setTimeout(r, 30))
+      watcher.stop()
+    })
+    await run((reg) => {
+      expect(sessionsOf(reg, '🎉')).toEqual({ ids: ['a'], fallback: expect.not.stringContaining('rewrote') })
+      expect(sessionsOf(reg, '🚀').ids).toEqual(['b'])
+    })
+  })
+
   it('an upstream session while no Caduceus ran: the next open reads only the rows it wrote by their text', async () => {
     const root = tempDir()
     const path = join(root, 'state.db')
@@ -520,6 +567,49 @@ describe('short-text index: a message another program rewrites in place', () => 
     } finally {
       db.close()
     }
+  })
+
+  it('a segment FTS5 merges old segments into, begun before the verified state, names none of the rows it moves', () => {
+    const db = new Database(makeHome(tempDir(), 21))
+    try {
+      const shape = detectShape(db)
+      db.prepare(`INSERT INTO sessions (id, source, started_at) VALUES ('s', 'cli', 1)`).run()
+      const ins = db.prepare(`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s', 'user', ?, 1)`)
+      const commit = (fn: () => void) => db.transaction(fn)()
+      for (let c = 0; c < 6; c++)
+        commit(() => {
+          for (let i = 0; i < 250; i++) ins.run(`東京 w${c}x${i} m${i} t${i}`)
+        })
+      // FTS5's merge of those segments under way (a few pages a step, as its automerge goes), then the verified state
+      const step = () => db.exec("INSERT INTO messages_fts(messages_fts, rank) VALUES ('merge', -2)")
+      step()
+      commit(() => {
+        shortIndexStep(db, shape, { budgetMs: Number.POSITIVE_INFINITY })
+        markVerified(db)
+      })
+      // the merge carried on: its output grows with rows the verified state held as they were
+      step()
+      step()
+      expect(changedSinceVerified(db)).toEqual([])
+      commit(() => db.prepare("UPDATE messages SET content = '神戸' WHERE id = 7").run())
+      expect(changedSinceVerified(db)).toEqual([7])
+    } finally {
+      db.close()
+    }
+  })
+
+  it('too many rows named to list, every indexed row from the lowest of them is read again, not the whole index', () => {
+    const r = new Rechecks()
+    expect(r.note([5, 9])).toBe(false)
+    expect(r.forSearch()).toEqual({ before: Number.POSITIVE_INFINITY, ids: [5, 9] })
+    const many = Array.from({ length: 20_000 }, (_, i) => 480_001 + i)
+    expect(r.note(many)).toBe(true)
+    expect(r.forSearch()).toEqual({ before: 4, ids: [] }) // the rows named before count too
+    const again = new Rechecks()
+    again.note(many)
+    expect(again.forSearch()).toEqual({ before: 480_000, ids: [] })
+    again.note(null)
+    expect(again.forSearch()).toEqual({ before: 0, ids: [] })
   })
 
   it('where the WAL cannot say which rows a commit wrote, every indexed row is read by its text until rechecked', async () => {

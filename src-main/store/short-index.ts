@@ -226,6 +226,12 @@ export function shortIndexStep(
  */
 export const SHORT_LOOKUP = `SELECT message_id AS id FROM main.${T} WHERE gram = ? AND message_id <= ?`
 
+/**
+ * Messages `m` holding `gram` (the first `?`) up to the id given second, joined straight from the grams: in id order,
+ * each row read once, with no list of ids built first (what `m.id IN (SHORT_LOOKUP …)` does).
+ */
+export const SHORT_JOIN = `main.${T} g CROSS JOIN messages m ON m.id = g.message_id WHERE g.gram = ? AND g.message_id <= ?`
+
 /** At most this many grams narrow a long term: a few pieces already leave few rows, each more is a list read. */
 const NARROWING = 3
 
@@ -300,6 +306,49 @@ function markIndexes(db: Database.Database): string[] | null {
 
 /** FTS leaf pages read at most to name the rows written since the verified state (~4 KB each). */
 const CHANGED_PAGES = 2000
+/** Rows without a term (blindRows) a verified state lists at most: past it, it lists none (as before it did). */
+const BLIND_ROWS = 2000
+
+/**
+ * The rows of index `fts` without a single term (an empty text, or a few symbols or emoji, which the word tokenizer
+ * splits on and the trigram one needs three characters of): another program's rewrite of one writes nothing to the
+ * index (a delete and an insert of no term), so neither the mark nor the segments since show it. The verified state
+ * lists them, and the next open reads them again whatever the mark says. Null: the index keeps no sizes, or there
+ * are more than BLIND_ROWS.
+ */
+function blindRows(db: Database.Database, fts: string): number[] | null {
+  if (!hasTable(db, `${fts}_docsize`)) return null
+  const ids = stmt<number>(db, `SELECT id FROM main.${fts}_docsize WHERE sz = zeroblob(length(sz)) LIMIT ?`)
+    .pluck()
+    .all(BLIND_ROWS + 1)
+  return ids.length > BLIND_ROWS ? null : ids.map(Number)
+}
+
+/** What markVerified recorded beside the mark: the FTS index, its segments, its rows without a term. */
+interface VerifiedRecord {
+  fts?: unknown
+  segments?: unknown
+  blind?: unknown
+}
+
+/** The verified state's record (markVerified), or null when there is none this reading understands. */
+function verifiedRecord(db: Database.Database): VerifiedRecord | null {
+  const held = stmt<unknown>(db, `SELECT v FROM main.${S} WHERE k = ?`).pluck().get(F)
+  if (typeof held !== 'string') return null
+  try {
+    const record = JSON.parse(held) as VerifiedRecord | null
+    return record && typeof record === 'object' ? record : null
+  } catch {
+    return null // not what markVerified wrote
+  }
+}
+
+/** The rows without a term the verified state listed (blindRows), read again at every open. */
+function blindSinceVerified(db: Database.Database): number[] {
+  if (!hasTable(db, S)) return []
+  const blind = verifiedRecord(db)?.blind
+  return Array.isArray(blind) ? blind.filter((id): id is number => Number.isSafeInteger(id)) : []
+}
 
 /**
  * The messages another program (or Caduceus) can have written since the index was last known to match them (the
@@ -314,19 +363,12 @@ export function changedSinceVerified(db: Database.Database): number[] | null {
   const verified = stmt<number>(db, `SELECT v FROM main.${S} WHERE k = 'verified'`).pluck().get()
   const fts = markIndexes(db)?.[0]
   if (verified === undefined || !fts) return null
-  const held = stmt<unknown>(db, `SELECT v FROM main.${S} WHERE k = ?`).pluck().get(F)
+  const record = verifiedRecord(db)
   const now = ftsSegments(db, fts)
-  if (typeof held !== 'string' || !now) return null
-  let before: Segment[]
-  try {
-    const record = JSON.parse(held) as { fts?: unknown; segments?: unknown }
-    if (record.fts !== fts || !Array.isArray(record.segments)) return null
-    before = record.segments as Segment[]
-  } catch {
-    return null // not what markVerified wrote
-  }
+  if (!record || !now || record.fts !== fts || !Array.isArray(record.segments)) return null
+  const before = record.segments as Segment[]
   const rows = segmentRowids(db, fts, newSegments(db, fts, before, now), CHANGED_PAGES)
-  return rows && [...rows]
+  return rows && [...new Set([...rows, ...blindSinceVerified(db)])]
 }
 
 /**
@@ -351,14 +393,20 @@ export function markVerified(db: Database.Database): boolean {
   const mark = messagesMark(db)
   const held = stmt<number>(db, `SELECT v FROM main.${S} WHERE k = 'verified'`).pluck().get()
   const recorded = stmt<unknown>(db, `SELECT v FROM main.${S} WHERE k = ?`).pluck().get(F)
-  // (a mark an older Caduceus recorded, without the segments: recorded again with them)
-  if (mark === null || (held !== undefined && Number(held) === mark && recorded !== undefined)) return false
+  // (a mark an older Caduceus recorded, without the segments or the rows without a term: recorded again with them)
+  const complete = recorded === 'null' || (verifiedRecord(db) ?? {}).blind !== undefined
+  if (mark === null || (held !== undefined && Number(held) === mark && complete)) return false
   const set = stmt(db, `INSERT OR REPLACE INTO main.${S} (k, v) VALUES (?, ?)`)
   set.run('verified', mark)
   // and the FTS segments of this state, which tell the next open the rows written since (changedSinceVerified)
   const fts = markIndexes(db)?.[0]
   const segments = fts ? ftsSegments(db, fts) : null
-  set.run(F, fts && segments ? JSON.stringify({ fts, segments: withTails(db, fts, segments) }) : 'null')
+  set.run(
+    F,
+    fts && segments
+      ? JSON.stringify({ fts, segments: withTails(db, fts, segments), blind: blindRows(db, fts) })
+      : 'null'
+  )
   return true
 }
 
@@ -382,10 +430,17 @@ export class Rechecks {
   /** Rows whose grams were found to differ from their text: re-read by the store's next write (regram). */
   readonly changed = new Set<number>()
 
-  /** Returns true when every indexed row is to be read again (a null, or too many rows to name). */
+  /**
+   * Returns true when the rows read again are not only the ones named: every indexed row (a null), or, too many to
+   * name one by one, every one from the lowest named (those a merged FTS segment names after another program's
+   * session are mostly its newest rows: a fraction of the home).
+   */
   note(rowids: readonly number[] | null): boolean {
     if (rowids === null || this.ids.size + rowids.length > RECHECK_IDS * 8) {
-      this.checkedTo = 0
+      let low = rowids === null ? 1 : this.checkedTo + 1
+      for (const id of rowids ?? []) if (id < low) low = id
+      for (const id of this.ids) if (id < low) low = id
+      this.checkedTo = Math.max(0, low - 1)
       this.ids.clear()
       return true
     }
@@ -470,6 +525,17 @@ export function recheckSlice(db: Database.Database, shape: HomeShape, r: Recheck
   }
   if (r.checkedTo >= top) r.checkedTo = Number.POSITIVE_INFINITY
   return r.pending
+}
+
+/**
+ * Of the rows without a term the verified state listed (blindRows), those whose grams no longer hold their text: read
+ * now, at an open whose mark says nobody wrote (a few rows, where the mark cannot see theirs).
+ */
+export function blindRewritten(db: Database.Database, shape: HomeShape): number[] {
+  const r = new Rechecks()
+  r.note(blindSinceVerified(db))
+  while (recheckSlice(db, shape, r, Number.POSITIVE_INFINITY));
+  return [...r.changed]
 }
 
 /** Inside a Caduceus write transaction: the grams of `ids` read again from their current text (a row gone: none). */
