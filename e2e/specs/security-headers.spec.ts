@@ -1,8 +1,8 @@
 // Issue 10 item 6: the headless host sends the app's CSP as a response header (the same policy Electron sends
 // for app://), and the real UI runs under it — WebSocket included — without a single violation.
-import { createServer as createHttpServer, request } from 'node:http'
+import { createServer as createHttpServer, request, type IncomingHttpHeaders } from 'node:http'
 import { connect, createServer, type AddressInfo, type Server } from 'node:net'
-import { test, expect } from '../fixtures/host'
+import { test, expect, startHost } from '../fixtures/host'
 import { AppShell } from '../page-models/app-shell'
 import { SessionsPage } from '../page-models/sessions-page'
 
@@ -35,7 +35,10 @@ const listen = async <T extends Server>(server: T): Promise<number> => {
   return (server.address() as AddressInfo).port
 }
 
-test('the UI works through an SSH-style tunnel on another port and under a proxy sub-path', async ({ page, host }) => {
+test('the UI works through an SSH-style tunnel on another port and behind a named proxy under a sub-path', async ({
+  page
+}) => {
+  const host = await startHost({ args: ['--allow-host', 'proxy.example'] })
   // `ssh -L <other>:127.0.0.1:<port>`: bytes forwarded as they are, so the browser's Host and Origin name its port.
   const tunnel = createServer((client) => {
     const upstream = connect(host.port, '127.0.0.1')
@@ -43,7 +46,8 @@ test('the UI works through an SSH-style tunnel on another port and under a proxy
     client.on('error', () => upstream.destroy())
     upstream.on('error', () => client.destroy())
   })
-  // A reverse proxy serving the app under /caduceus/ (nginx `location /caduceus/ { proxy_pass http://127.0.0.1:P/; }`).
+  // A reverse proxy serving the app under /caduceus/ (nginx `location /caduceus/ { proxy_pass http://127.0.0.1:P/; }`)
+  // as https://proxy.example: the Host and Origin the host sees are that name's, which --allow-host lets in.
   // Only that prefix is proxied: the page asking for anything outside it (an absolute `/ws`) gets the proxy's 404.
   const outside: string[] = []
   const strip = (url = '/') => {
@@ -51,16 +55,15 @@ test('the UI works through an SSH-style tunnel on another port and under a proxy
     outside.push(url)
     return null
   }
+  const asProxy = (headers: IncomingHttpHeaders) => ({
+    ...headers,
+    host: 'proxy.example',
+    ...(headers.origin ? { origin: 'https://proxy.example' } : {})
+  })
   const proxy = createHttpServer((req, res) => {
     const path = strip(req.url)
     if (path === null) return void res.writeHead(404).end()
-    const up = request({
-      host: '127.0.0.1',
-      port: host.port,
-      path,
-      method: req.method,
-      headers: req.headers
-    })
+    const up = request({ host: '127.0.0.1', port: host.port, path, method: req.method, headers: asProxy(req.headers) })
     up.on('response', (r) => {
       res.writeHead(r.statusCode ?? 502, r.headers)
       r.pipe(res)
@@ -72,7 +75,7 @@ test('the UI works through an SSH-style tunnel on another port and under a proxy
     const path = strip(req.url)
     if (path === null) return void socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n')
     const upstream = connect(host.port, '127.0.0.1', () => {
-      const lines = Object.entries(req.headers).map(([k, v]) => `${k}: ${String(v)}`)
+      const lines = Object.entries(asProxy(req.headers)).map(([k, v]) => `${k}: ${String(v)}`)
       upstream.write(`GET ${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`)
       upstream.write(head)
       socket.pipe(upstream).pipe(socket)
@@ -95,5 +98,6 @@ test('the UI works through an SSH-style tunnel on another port and under a proxy
     tunnel.close()
     proxy.close()
     proxy.closeAllConnections()
+    await host.close()
   }
 })
