@@ -67,6 +67,17 @@ describe('caduceus CLI', () => {
     )
   })
 
+  it('serve refuses a bind beyond loopback and a malformed --allow-host with one line, before it listens', async () => {
+    const wide = await cliInProcess(home, 'serve', '--host', '0.0.0.0', '--port', '0')
+    expect(wide.code).toBe(2)
+    expect(wide.stderr).toMatch(/^caduceus serve: --host 0\.0\.0\.0: serve listens on 127\.0\.0\.1 only; .*ssh -L/)
+    const url = await cliInProcess(home, 'serve', '--allow-host', 'https://proxy.example', '--port', '0')
+    expect(url).toMatchObject({ code: 2, stdout: '' })
+    expect(url.stderr).toBe(
+      "caduceus serve: --allow-host: 'https://proxy.example' is not a host name (give the name without http:// or https://)\n"
+    )
+  })
+
   it('sessions show prints the transcript and a bad id fails with a clear message', async () => {
     const page = (await host.dispatcher.invoke('sessions.list', { profile: 'default', limit: 1 })) as {
       output: SessionPage

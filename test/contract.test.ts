@@ -159,4 +159,57 @@ describe('contract', () => {
       })
     ).resolves.toBeTruthy()
   })
+
+  it('answers a browser behind an SSH tunnel or an allowed reverse proxy, and still refuses foreign names', async () => {
+    const status = (port: number, headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) =>
+        request({ host: '127.0.0.1', port, path: '/api/health', headers }, (res) => resolve(res.statusCode ?? 0))
+          .on('error', reject)
+          .end()
+      )
+    // 'unexpected-response' (401) or 'open': whether the handshake was let through
+    const upgrade = (port: number, token: string, headers: Record<string, string>) =>
+      new Promise<string>((resolve) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${token}`, { headers })
+        ws.on('open', () => {
+          ws.close()
+          resolve('open')
+        })
+        ws.on('unexpected-response', (_req, res) => resolve(String(res.statusCode)))
+        ws.on('error', () => resolve('error'))
+      })
+    // `ssh -L 9000:127.0.0.1:<port>`: the browser names its own local port
+    const tunnel = { host: 'localhost:9000', origin: 'http://localhost:9000' }
+    expect(await status(server.port, tunnel)).toBe(200)
+    expect(await upgrade(server.port, server.token, tunnel)).toBe('open')
+    expect(await upgrade(server.port, 'wrong', tunnel)).toBe('401')
+    const proxy = { host: 'proxy.example', origin: 'https://proxy.example' }
+    expect(await status(server.port, proxy)).toBe(403)
+    expect(await upgrade(server.port, server.token, proxy)).toBe('401')
+    expect(await upgrade(server.port, server.token, { host: 'localhost:9000', origin: 'https://evil.example' })).toBe(
+      '401'
+    )
+
+    const proxied = await startHeadless({
+      dispatcher: host.dispatcher,
+      bus: host.bus,
+      log: host.log,
+      rendererDir: join(home, 'no-ui'),
+      allowHosts: ['proxy.example']
+    })
+    try {
+      expect(await status(proxied.port, proxy)).toBe(200)
+      expect(await upgrade(proxied.port, proxied.token, proxy)).toBe('open')
+      // nginx's default Host is its upstream's (loopback); the page's origin is still the proxy's name
+      expect(
+        await upgrade(proxied.port, proxied.token, { host: `127.0.0.1:${proxied.port}`, origin: proxy.origin })
+      ).toBe('open')
+      expect(await status(proxied.port, { host: 'evil.example:8765' })).toBe(403)
+      expect(
+        await upgrade(proxied.port, proxied.token, { host: 'proxy.example', origin: 'https://evil.example' })
+      ).toBe('401')
+    } finally {
+      await proxied.close()
+    }
+  })
 })

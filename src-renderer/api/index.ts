@@ -106,7 +106,8 @@ export function callWhileLeaving<K extends RequestName>(
     budget.left -= bytes
   }
   const token = storedToken()
-  void fetch('/api/call', {
+  // relative to the page, as probeHost's: the app may be served under a reverse proxy's sub-path
+  void fetch('api/call', {
     method: 'POST',
     keepalive: true,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },

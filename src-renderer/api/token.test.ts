@@ -29,7 +29,21 @@ describe('token handling', () => {
   })
 
   it('builds ws and wss urls with the token', () => {
-    expect(wsUrl({ protocol: 'http:', host: '127.0.0.1:9' }, 'a b')).toBe('ws://127.0.0.1:9/ws?token=a%20b')
-    expect(wsUrl({ protocol: 'https:', host: 'h' }, null)).toBe('wss://h/ws')
+    expect(wsUrl({ protocol: 'http:', host: '127.0.0.1:9', pathname: '/' }, 'a b')).toBe(
+      'ws://127.0.0.1:9/ws?token=a%20b'
+    )
+    expect(wsUrl({ protocol: 'https:', host: 'h', pathname: '/' }, null)).toBe('wss://h/ws')
+  })
+
+  it('follows the page behind a tunnel or a reverse proxy: its port, wss under https, its sub-path', () => {
+    expect(wsUrl({ protocol: 'http:', host: 'localhost:9000', pathname: '/' }, 't')).toBe(
+      'ws://localhost:9000/ws?token=t'
+    )
+    expect(wsUrl({ protocol: 'https:', host: 'proxy.example', pathname: '/caduceus/' }, 't')).toBe(
+      'wss://proxy.example/caduceus/ws?token=t'
+    )
+    expect(wsUrl({ protocol: 'https:', host: 'proxy.example', pathname: '/caduceus/index.html' }, null)).toBe(
+      'wss://proxy.example/caduceus/ws'
+    )
   })
 })

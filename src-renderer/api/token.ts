@@ -30,9 +30,14 @@ export function takeToken(env: TokenEnv): string | null {
   }
 }
 
-export function wsUrl(loc: { protocol: string; host: string }, token: string | null): string {
+/**
+ * The host's WebSocket beside the page: `wss:` under https (a reverse proxy with TLS), the page's own host and port
+ * (an SSH tunnel's local port), and its folder, so a proxy serving the app under a sub-path (`/caduceus/`) reaches it.
+ */
+export function wsUrl(loc: { protocol: string; host: string; pathname: string }, token: string | null): string {
   const scheme = loc.protocol === 'https:' ? 'wss' : 'ws'
-  return `${scheme}://${loc.host}/ws${token ? `?token=${encodeURIComponent(token)}` : ''}`
+  const folder = loc.pathname.slice(0, loc.pathname.lastIndexOf('/') + 1) || '/'
+  return `${scheme}://${loc.host}${folder}ws${token ? `?token=${encodeURIComponent(token)}` : ''}`
 }
 
 /** The token this tab holds (after takeToken ran), or null. */

@@ -14,11 +14,12 @@ export async function probeHost(): Promise<HostAccess> {
   const token = storedToken()
   let access: HostAccess
   try {
-    const health = await fetch('/api/health', { cache: 'no-store' })
+    // relative to the page: a reverse proxy may serve the app under a sub-path (`/caduceus/`)
+    const health = await fetch('api/health', { cache: 'no-store' })
     if (!health.ok) access = 'host-down'
     else if (!token) access = 'missing-token'
     else {
-      const res = await fetch('/api/call', {
+      const res = await fetch('api/call', {
         method: 'POST',
         cache: 'no-store',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

@@ -37,6 +37,8 @@ export interface HostArgs {
   schedule?: string
   /** `cron create|edit --deliver TARGET` (local, origin, a platform, platform:chat_id, or a comma list). */
   deliver?: string
+  /** serve: `--allow-host NAME`, each time it is given (a reverse proxy's name; checked by serve). */
+  allowHosts?: string[]
   /** serve: replace the stored headless token (signs open tabs out). */
   rotateToken: boolean
   /** `cron list --all`: disabled (paused, finished) jobs too, as `hermes cron list --all`. */
@@ -204,6 +206,9 @@ export function parseArgs(argv: string[]): HostArgs {
         break
       case '--host':
         out.host = value()
+        break
+      case '--allow-host':
+        out.allowHosts = [...(out.allowHosts ?? []), value()]
         break
       case '--name':
         out.name = value()

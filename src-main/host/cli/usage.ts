@@ -3,9 +3,13 @@ import { readFileSync } from 'node:fs'
 import { isOneShot, parseRunArgs, UsageError } from './run-args'
 export const USAGE = `caduceus — dashboard and agent host for Hermes-style agents
 
-  caduceus serve [--home DIR] [--port N] [--demo] [--rotate-token]
+  caduceus serve [--home DIR] [--port N] [--demo] [--rotate-token] [--allow-host NAME]...
                                                            headless host: UI + API on 127.0.0.1 (token in the URL;
-                                                           kept across restarts, --rotate-token replaces it)
+                                                           kept across restarts, --rotate-token replaces it);
+                                                           from another machine: ssh -L 9000:127.0.0.1:PORT SERVER
+                                                           and open localhost:9000, or a reverse proxy with TLS
+                                                           whose name --allow-host NAME (or CADUCEUS_ALLOW_HOSTS,
+                                                           comma-separated) accepts
   caduceus sessions list   [--home DIR] [--profile P] [--source S] [--limit N] [--workspace TEXT] [--children] [--json]
                                                            kanban/tool/oneshot sessions only with --source;
                                                            the 20 most recent unless --limit (as hermes: 0 none,

@@ -18,6 +18,7 @@ import { serveStatic } from './static-files'
 import { parseCallFrame } from './call-frame'
 import { DEFAULT_OUTBOUND, outbound, type OutboundBudget } from './ws-outbound'
 import { MAX_CALL_FRAME_BYTES } from '@shared/contract/sessions-admin'
+import { hostAllowed, originAllowed } from './allowed-hosts'
 
 interface HeadlessServer {
   url: string
@@ -37,6 +38,8 @@ export interface HeadlessOptions {
   bound?: Server
   /** Outbound budget per WebSocket client (bytes queued unread, calls in flight, stall time); ws-outbound.ts. */
   outbound?: Partial<OutboundBudget>
+  /** Host names besides loopback the browser may use (a reverse proxy's), from parseAllowedHosts; allowed-hosts.ts. */
+  allowHosts?: readonly string[]
 }
 
 /**
@@ -65,17 +68,14 @@ function toJson(value: unknown, log: Logger): string {
 
 /**
  * Headless transport: the built renderer over HTTP and the contract over WebSocket, bound to loopback.
- * Every API path needs the bearer token; the Host allowlist defeats DNS rebinding. Every input goes through
+ * Every API path needs the bearer token; the Host allowlist defeats DNS rebinding (allowed-hosts.ts). Every input goes through
  * request-guards first, so one malformed request answers itself and nothing else.
  */
 export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServer> {
   const token = opts.token ?? randomBytes(24).toString('base64url')
   const { log } = opts
-  let port = 0
-  const hostAllowed = (req: IncomingMessage) => {
-    const host = (req.headers.host ?? '').toLowerCase()
-    return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host)
-  }
+  const allowHosts = opts.allowHosts ?? []
+  const hostOk = (req: IncomingMessage) => hostAllowed(req.headers.host, allowHosts)
   const bearer = (req: IncomingMessage, query: URLSearchParams) => {
     const auth = req.headers.authorization
     if (auth?.startsWith('Bearer ')) return auth.slice(7)
@@ -83,12 +83,12 @@ export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServ
   }
 
   const server: Server = opts.bound ?? (await bindHttp(opts.port))
-  port = (server.address() as AddressInfo).port
+  const port = (server.address() as AddressInfo).port
   takeOver(server)
   guardServer(server, log, { bodyLimit: MAX_HTTP_BODY }).on(
     'request',
     guardedListener(log, async (req, res) => {
-      if (!hostAllowed(req)) return void res.writeHead(403, { 'content-type': 'text/plain' }).end('host not allowed')
+      if (!hostOk(req)) return void res.writeHead(403, { 'content-type': 'text/plain' }).end('host not allowed')
       const target = safeDecodePath(req.url)
       if (!target.ok) return sendError(res, target.status, 'invalid_request', target.message)
       const { pathname, query } = target
@@ -119,14 +119,11 @@ export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServ
   server.on('upgrade', (req, socket, head) => {
     try {
       const target = safeDecodePath(req.url)
-      const origin = req.headers.origin
-      const originOk =
-        !origin || [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`].includes(origin)
       if (
         !target.ok ||
         target.pathname !== '/ws' ||
-        !hostAllowed(req) ||
-        !originOk ||
+        !hostOk(req) ||
+        !originAllowed(req.headers.origin, allowHosts) ||
         !tokenMatches(token, target.query.get('token'))
       ) {
         socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createLogger } from '../log/log'
 import { guardedListener, guardServer, parseJsonObject, readBodyLimited, safeDecodePath } from './request-guards'
+import { hostAllowed, originAllowed, parseAllowedHosts } from './allowed-hosts'
 
 describe('safeDecodePath', () => {
   it('decodes a clean path and its query', () => {
@@ -115,5 +116,64 @@ describe('readBodyLimited + guardedListener on a real server', () => {
       expect(r.body).not.toMatch(/\bat\s/)
     }
     expect((await send('/', [Buffer.from('ok')])).status).toBe(200)
+  })
+})
+
+describe('Host and Origin rules of the headless host (DNS rebinding, cross-site WebSocket)', () => {
+  it('accepts a loopback name on any port (an SSH tunnel to another local port), refuses other names', () => {
+    for (const host of ['127.0.0.1:8765', 'localhost:9000', 'LOCALHOST:9000', '[::1]:1', 'localhost'])
+      expect(hostAllowed(host, []), host).toBe(true)
+    for (const host of [
+      'evil.example:8765',
+      'evil.example',
+      'localhost.:9000',
+      'localhost.evil.example:9000',
+      '127.0.0.1.nip.io:8765',
+      'localhost:9000@evil.example',
+      '',
+      undefined
+    ])
+      expect(hostAllowed(host, []), String(host)).toBe(false)
+  })
+
+  it('accepts an allowed name (a reverse proxy), any port, and only that one', () => {
+    const allowed = parseAllowedHosts(['Proxy.Example', 'other.example,[2001:db8::1]'])
+    expect(allowed).toEqual(['proxy.example', 'other.example', '[2001:db8::1]'])
+    for (const host of ['proxy.example', 'PROXY.example:8443', '[2001:db8::1]:443'])
+      expect(hostAllowed(host, allowed), host).toBe(true)
+    for (const host of ['evil.example', 'sub.proxy.example', 'proxy.example.evil.example'])
+      expect(hostAllowed(host, allowed), host).toBe(false)
+  })
+
+  it('lets a WebSocket origin through only from a loopback page or an allowed name, http or https', () => {
+    const allowed = ['proxy.example']
+    for (const origin of [
+      undefined,
+      'http://localhost:9000',
+      'http://127.0.0.1:8765',
+      'http://[::1]:8765',
+      'https://proxy.example',
+      'http://proxy.example:8080'
+    ])
+      expect(originAllowed(origin, allowed), String(origin)).toBe(true)
+    for (const origin of [
+      'https://evil.example',
+      'http://evil.example:8765',
+      'null',
+      'file://',
+      'ws://localhost:9000',
+      'https://proxy.example.evil.example',
+      'https://proxy.example/path'
+    ])
+      expect(originAllowed(origin, allowed), origin).toBe(false)
+    expect(originAllowed('https://proxy.example', [])).toBe(false)
+  })
+
+  it('refuses what is not a bare host name, saying what to give instead', () => {
+    expect(() => parseAllowedHosts(['https://proxy.example'])).toThrow(/without http/)
+    expect(() => parseAllowedHosts(['proxy.example:443'])).toThrow(/without a port/)
+    for (const bad of ['*', '*.example', 'proxy.example/caduceus', '-x', 'a..b'])
+      expect(() => parseAllowedHosts([bad])).toThrow()
+    expect(parseAllowedHosts(['', ' , '])).toEqual([])
   })
 })
