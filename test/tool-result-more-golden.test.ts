@@ -539,6 +539,38 @@ describe('the notes upstream puts beside a search or a read', () => {
   })
 })
 
+// A call upstream's parallel executor gave up on (scripts/golden/tool_timeout.py): it stores its own plain-text error
+// in the call's tool row, and upstream's CLI marks the call failed. The page, sessions show and the exports read it
+// as a plain result, the call all green.
+describe('a tool call upstream timed out', () => {
+  const timeout = JSON.parse(
+    readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-timeout/cases.json'), 'utf8')
+  ) as { rows: Omit<Row, 'timestamp'>[]; cliDisplay: Record<string, [boolean, string]> }
+  const row = (id: string) => timeout.rows.find((r) => r.tool_call_id === id)!
+
+  it('is marked failed, as upstream shows it, and the call that finished is not', () => {
+    expect(timeout.cliDisplay).toEqual({ call_read: [false, ''], call_slow: [true, ' [error]'] })
+    const slow = row('call_slow')
+    const v = parseToolResult(slow.content!, slow.tool_name)
+    expect(v).toMatchObject({ kind: 'error', error: slow.content })
+    expect(failureOf(v)).toBe('failed')
+    expect(toolResultText(slow.content!, slow.tool_name)).toMatchObject({ status: 'failed' })
+    const read = row('call_read')
+    expect(failureOf(parseToolResult(read.content!, read.tool_name))).toBeNull()
+    const msgs = timeout.rows.map((r, i) => ({
+      id: i + 1,
+      role: r.role,
+      content: r.content,
+      toolName: r.tool_name,
+      toolCallId: r.tool_call_id,
+      toolCalls: r.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
+      timestamp: 1796100000 + i,
+      finishReason: r.finish_reason
+    })) as unknown as Message[]
+    expect(formatSessionShow(detail, msgs)).toMatch(/search_files\(pattern: alpha\)\n +← failed/)
+  })
+})
+
 // read_file of a file longer than one read (scripts/golden/tool_results_long.py): upstream numbers the empty piece
 // after the last newline it read, so a read of lines 1-500 ends `501|`. Only the marker past the file's end was
 // dropped: a read cut short showed an empty line 501 (the file's line 501 is not empty) and counted 501 lines.

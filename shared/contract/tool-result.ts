@@ -362,9 +362,18 @@ function viewOf(raw: string, tool: string | null, cut: boolean): ToolView {
   return bodyView(raw, tool, cut)
 }
 
+/**
+ * The text upstream's tool executor stores in place of a result when the call raised or outlived the parallel
+ * executor's deadline (golden: test/fixtures/upstream/tool-timeout). Only the executor writes this opening, never a
+ * tool, so it marks the call failed whatever the tool (upstream's ACP adapter reads it so; its CLI, for every tool
+ * but the terminal, by the text starting with "Error").
+ */
+const EXECUTOR_ERROR = /^Error executing tool '[^'\n]*': /
+
 function bodyView(raw: string, tool: string | null, cut: boolean): ToolView {
   // what a page shows holds no control character (control-chars.ts): a NUL or an ESC is drawn as its picture
   const text = showControls(raw)
+  if (EXECUTOR_ERROR.test(raw)) return { kind: 'error', error: text.trim(), hint: null }
   const t = raw.trim()
   if ((t.startsWith('{') || t.startsWith('[')) && t.length < 2_000_000) {
     // undefined: not JSON (a tool that returns plain text, or a result cut short)
