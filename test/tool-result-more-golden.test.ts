@@ -489,6 +489,88 @@ describe('search_files results upstream groups, counts or cuts short', () => {
   })
 })
 
+// The notes upstream's file tools put beside a result for the model (scripts/golden/tool_results_long.py): `_omitted`
+// (a search's hits in a secret-bearing file left out) and `_warning` (the same search or read a third time in a row).
+// The transcript, `caduceus sessions show` and the exports showed the list or the lines without them, so a search
+// that left hits out read as complete.
+describe('the notes upstream puts beside a search or a read', () => {
+  const long = JSON.parse(
+    readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results-long/rows.json'), 'utf8')
+  ) as { session: string; rows: Row[] }
+  const text = (id: string) => long.rows.find((x) => x.tool_call_id === id)!.content!
+  const said = (id: string) => JSON.parse(text(id)) as { _omitted?: string; _warning?: string; hint?: string }
+
+  it('shows them as the note under the list or the lines, in the page, sessions show and the exports', () => {
+    const omitted = said('call_omit_1')._omitted!
+    const again = said('call_again_search_3')._warning!
+    const read = said('call_again_read_3')
+    expect([omitted, again, read._warning]).toEqual([expect.any(String), expect.any(String), expect.any(String)])
+    expect(parseToolResult(text('call_omit_1'), 'search_files')).toMatchObject({
+      kind: 'list',
+      total: 2,
+      note: omitted
+    })
+    expect(parseToolResult(text('call_again_search_3'), 'search_files')).toMatchObject({ kind: 'list', note: again })
+    expect(parseToolResult(text('call_again_read_3'), 'read_file')).toMatchObject({
+      kind: 'file',
+      note: `${read.hint}\n${read._warning}`
+    })
+    expect(toolResultText(text('call_omit_1'), 'search_files').lines.at(-1)).toBe(omitted)
+    expect(toolResultText(text('call_again_read_3'), 'read_file').lines.slice(-2)).toEqual([read.hint, read._warning])
+    const page = renderToStaticMarkup(createElement(ToolOutput, { text: text('call_omit_1'), tool: 'search_files' }))
+    expect(page).toContain(`data-testid="tool-list-note">${omitted}`)
+    const lines = renderToStaticMarkup(
+      createElement(ToolOutput, { text: text('call_again_read_3'), tool: 'read_file' })
+    )
+    expect(lines).toContain(`data-testid="tool-file-note">${read.hint}<br/>${read._warning}`)
+    const msgs = long.rows.map((r, i) => ({
+      id: i + 1,
+      role: r.role,
+      content: r.content,
+      toolName: r.tool_name,
+      toolCallId: r.tool_call_id,
+      toolCalls: r.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
+      timestamp: r.timestamp,
+      finishReason: r.finish_reason
+    })) as unknown as Message[]
+    const show = formatSessionShow(detail, msgs)
+    const md = toMarkdown({ id: long.session, messages: long.rows.map((r) => ({ ...r })) })
+    for (const out of [show, md]) for (const note of [omitted, again, read._warning!]) expect(out).toContain(note)
+  })
+})
+
+// A call upstream's parallel executor gave up on (scripts/golden/tool_timeout.py): it stores its own plain-text error
+// in the call's tool row, and upstream's CLI marks the call failed. The page, sessions show and the exports read it
+// as a plain result, the call all green.
+describe('a tool call upstream timed out', () => {
+  const timeout = JSON.parse(
+    readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-timeout/cases.json'), 'utf8')
+  ) as { rows: Omit<Row, 'timestamp'>[]; cliDisplay: Record<string, [boolean, string]> }
+  const row = (id: string) => timeout.rows.find((r) => r.tool_call_id === id)!
+
+  it('is marked failed, as upstream shows it, and the call that finished is not', () => {
+    expect(timeout.cliDisplay).toEqual({ call_read: [false, ''], call_slow: [true, ' [error]'] })
+    const slow = row('call_slow')
+    const v = parseToolResult(slow.content!, slow.tool_name)
+    expect(v).toMatchObject({ kind: 'error', error: slow.content })
+    expect(failureOf(v)).toBe('failed')
+    expect(toolResultText(slow.content!, slow.tool_name)).toMatchObject({ status: 'failed' })
+    const read = row('call_read')
+    expect(failureOf(parseToolResult(read.content!, read.tool_name))).toBeNull()
+    const msgs = timeout.rows.map((r, i) => ({
+      id: i + 1,
+      role: r.role,
+      content: r.content,
+      toolName: r.tool_name,
+      toolCallId: r.tool_call_id,
+      toolCalls: r.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
+      timestamp: 1796100000 + i,
+      finishReason: r.finish_reason
+    })) as unknown as Message[]
+    expect(formatSessionShow(detail, msgs)).toMatch(/search_files\(pattern: alpha\)\n +← failed/)
+  })
+})
+
 // read_file of a file longer than one read (scripts/golden/tool_results_long.py): upstream numbers the empty piece
 // after the last newline it read, so a read of lines 1-500 ends `501|`. Only the marker past the file's end was
 // dropped: a read cut short showed an empty line 501 (the file's line 501 is not empty) and counted 501 lines.

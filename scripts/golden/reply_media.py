@@ -41,6 +41,18 @@ REPLIES = {
     "relative-path": "MEDIA:out/chart.png",
     "no-tag": "Just words, and a path /tmp/x.png in a sentence.",
     "windows": "MEDIA:C:\\Users\\ada\\Pictures\\cat.jpg",
+    # tags inside a sentence: sent and taken out as a line of their own is; the same exceptions
+    "mid-sentence-end": "Here it is: MEDIA:/tmp/chart.png.",
+    "mid-sentence-two": "Before MEDIA:/tmp/a.png and after MEDIA:/tmp/b.pdf, both sent.\nNext line.",
+    "mid-sentence-quoted": 'See "MEDIA:/tmp/My Files/plan.pdf" for the plan.',
+    "mid-sentence-spaces": "Open MEDIA:/tmp/My Files/plan.pdf now.",
+    "mid-sentence-backticked": "See MEDIA:`/tmp/My Files/plan.pdf` for the plan.",
+    "mid-sentence-code": "Write `MEDIA:/tmp/chart.png` to send a file.",
+    "mid-sentence-relative": "The chart is at MEDIA:out/chart.png for now.",
+    "mid-sentence-unknown": "The build is at MEDIA:/tmp/build.weirdext for now.",
+    "mid-sentence-in-quote": "> The chart is at MEDIA:/tmp/chart.png here.\nAnd the rest.",
+    "mid-sentence-json": 'The tool said {"result": "MEDIA:/tmp/stale.png"} before.',
+    "mid-sentence-in-fence": "```\nsend MEDIA:/tmp/chart.png like so\n```\nDone.",
 }
 
 cases = []

@@ -9,7 +9,8 @@ first two sets do not hold: five or more content matches (upstream then writes t
 `matches_text` block instead of the `matches` list), context lines, `output_mode` "count" (`counts` per file) and
 "files_only", and a search with more matches than its `limit` (`truncated`, and a `[Hint: …]` line appended after
 the JSON, so the stored text is not JSON). The rows go to test/fixtures/upstream/tool-results-long/rows.json with
-the workspace path replaced by a stable placeholder.
+the workspace path replaced by a stable placeholder. Last, the notes upstream puts beside a result: `_warning` on the
+third same search or read in a row, `_omitted` when a search's hits include a secret-bearing file (.env).
 """
 
 import json
@@ -75,8 +76,23 @@ clock = 1796100000.0
 db.append_message(sid, "user", content="Where is greet used?", timestamp=clock - 5)
 CALLS = [("search_files", f"call_search_{i}", a) for i, a in enumerate(CASES, start=1)]
 CALLS += [("read_file", f"call_read_{i}", a) for i, a in enumerate(READS, start=1)]
+# The notes upstream adds beside a result: the same search or read run a third time in a row in one task
+# (`_warning`), and a search whose hits include a secret-bearing file it leaves out (`_omitted`).
+REPEAT_SEARCH = {"pattern": "greet_all", "target": "content", "path": "src"}
+REPEAT_READ = {"path": "src/app.ts", "offset": 1, "limit": 2}
+CALLS += [("search_files", f"call_again_search_{i}", REPEAT_SEARCH) for i in (1, 2, 3)]
+CALLS += [("read_file", f"call_again_read_{i}", REPEAT_READ) for i in (1, 2, 3)]
+CALLS += [("search_files", "call_omit_1", {"pattern": "TOKEN", "target": "content", "path": "src"})]
+TASKS = {"call_again_search": "golden-again-search", "call_again_read": "golden-again-read"}
 for name, call_id, args in CALLS:
-    result = registry.dispatch(name, args, task_id=f"golden-{call_id}")
+    task = TASKS.get(call_id.rsplit("_", 1)[0], f"golden-{call_id}")
+    if call_id.startswith("call_again_read_"):
+        # a file changed since the last read is read again (an unchanged one gets upstream's "unchanged" answer)
+        os.utime(WORK / "src" / "app.ts", (clock, clock))
+    if call_id == "call_omit_1":  # (written only now: the searches above do not meet them)
+        (WORK / "src" / ".env").write_text("API_TOKEN=golden-not-a-secret\n")
+        (WORK / "src" / "notes.md").write_text("The TOKEN goes in .env\n")
+    result = registry.dispatch(name, args, task_id=task)
     call = {"id": call_id, "type": "function",
             "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
     db.append_message(sid, "assistant", content=None, tool_calls=[call], finish_reason="tool_calls", timestamp=clock)

@@ -55,7 +55,10 @@ export type ToolView =
       items: ListItem[]
       total: number | null
       empty: string
-      /** What the tool said beside a list it cut short (search_files' `[Hint: …]` after its JSON). */
+      /**
+       * What the tool said beside the list, one note a line: hits it left out, a repeated search, the `[Hint: …]`
+       * search_files appends after its JSON when it cut the list short.
+       */
       note?: string
     }
   | {
@@ -118,10 +121,20 @@ function fileView(o: Obj): ToolView | null {
     lines,
     total,
     truncated: o.truncated === true,
-    note: str(o.hint) ?? str(o.note) ?? str(o.warning),
+    note: notesOf(o, [str(o.hint) ?? str(o.note) ?? str(o.warning), str(o._hint)]),
     error,
     similar
   }
+}
+
+/**
+ * The notes a tool put beside its result, one a line: its own (`hint`), then the ones upstream's file tools add for
+ * the model (`_omitted`: hits in secret-bearing files left out; `_warning`: the same call again, a file changed since
+ * read), which say the result is not the whole story — a reader must see them as the model did.
+ */
+function notesOf(o: Obj, own: Array<string | null> = []): string | null {
+  const notes = [...own, str(o._omitted), str(o._warning)].filter((n): n is string => !!n)
+  return notes.length ? notes.join('\n') : null
 }
 
 /** A search match as a list item: its file, its line, the matching text. */
@@ -147,6 +160,12 @@ function groupedMatches(text: string): ListItem[] {
 }
 
 function listView(o: Obj): ToolView | null {
+  const view = listItems(o)
+  const note = view && notesOf(o)
+  return note ? { ...view, note } : view
+}
+
+function listItems(o: Obj): (ToolView & { kind: 'list' }) | null {
   const total = num(o.total_count) ?? num(o.total)
   if (Array.isArray(o.matches)) {
     const items = o.matches
@@ -335,14 +354,26 @@ function viewOf(raw: string, tool: string | null, cut: boolean): ToolView {
   const hint = TRAILING_HINT.exec(raw)
   if (hint && raw.trimStart().startsWith('{')) {
     const view = bodyView(raw.slice(0, hint.index), tool, cut)
-    if (view.kind === 'list') return { ...view, note: showControls(hint[1]!) }
+    if (view.kind === 'list') {
+      const note = [view.note, showControls(hint[1]!)].filter(Boolean).join('\n')
+      return { ...view, note }
+    }
   }
   return bodyView(raw, tool, cut)
 }
 
+/**
+ * The text upstream's tool executor stores in place of a result when the call raised or outlived the parallel
+ * executor's deadline (golden: test/fixtures/upstream/tool-timeout). Only the executor writes this opening, never a
+ * tool, so it marks the call failed whatever the tool (upstream's ACP adapter reads it so; its CLI, for every tool
+ * but the terminal, by the text starting with "Error").
+ */
+const EXECUTOR_ERROR = /^Error executing tool '[^'\n]*': /
+
 function bodyView(raw: string, tool: string | null, cut: boolean): ToolView {
   // what a page shows holds no control character (control-chars.ts): a NUL or an ESC is drawn as its picture
   const text = showControls(raw)
+  if (EXECUTOR_ERROR.test(raw)) return { kind: 'error', error: text.trim(), hint: null }
   const t = raw.trim()
   if ((t.startsWith('{') || t.startsWith('[')) && t.length < 2_000_000) {
     // undefined: not JSON (a tool that returns plain text, or a result cut short)

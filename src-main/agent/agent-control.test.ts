@@ -1,6 +1,13 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { makeKit, recordingTool, until, type Kit } from './test-fixtures/kit'
 import type { AgentMemory } from './types'
+import { stoppedReplyText } from './stopped-text'
+
+const stoppedGolden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/stopped-reply-text/cases.json'), 'utf8')
+) as { cases: Array<[string, string]> }
 
 let kit: Kit
 afterEach(async () => {
@@ -76,6 +83,25 @@ describe('Agent: loop limits and control', () => {
     // The agent is usable again afterwards.
     kit.server.push({ text: 'fresh' })
     expect((await agent.runTurn('again')).status).toBe('completed')
+  })
+
+  it("a stopped reply is kept without its reasoning blocks, as upstream's stop path keeps it", async () => {
+    kit = await makeKit([{ text: '<think>private plan</think>partial answer so far\n<think>more musing', stall: true }])
+    const agent = kit.makeAgent()
+    let shown = ''
+    const r = await agent.runTurn('start', {
+      onDelta: (d) => {
+        if (d.kind === 'text' && (shown += d.text).includes('musing')) agent.interrupt()
+      }
+    })
+    expect(r.status).toBe('interrupted')
+    expect(kit.messages('S1').map((m) => [m.role, m.content])).toEqual([
+      ['user', 'start'],
+      ['assistant', 'partial answer so far']
+    ])
+    // Upstream's rule on each shape of cut (scripts/golden/stopped_reply_text.py, run through its own scrubber and
+    // strip_think_blocks): closed pairs of every tag anywhere, an unclosed block from its line's start, stray tags.
+    for (const [raw, kept] of stoppedGolden.cases) expect([raw, stoppedReplyText(raw)]).toEqual([raw, kept])
   })
 
   it('a caller AbortSignal interrupts too', async () => {

@@ -16,6 +16,7 @@ import {
   type RuntimeConfig
 } from './providers/types'
 import { streamAttemptLimit, streamRetryWaitMs } from './stream-retry'
+import { stoppedReplyText } from './stopped-text'
 import { runToolCalls } from './tool-runner'
 import type { ToolCallerAgent, ToolRegistry } from './tools/registry'
 import type { TurnContext } from './turn-context'
@@ -119,8 +120,8 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       if (ctx.signal.aborted) {
         // Keep what the user already saw streaming in; the answer so far is the parts cut off before it (a Stop while
         // the model continues a cut-off reply) joined with it, as a finished continuation joins them. The kept row is
-        // trimmed, as upstream keeps a stopped reply (its next turn's history reads that row).
-        const text = err.partialText.trim()
+        // trimmed and without reasoning blocks, as upstream keeps a stopped reply (its next turn's history reads that row).
+        const text = stoppedReplyText(err.partialText)
         if (text || err.partialReasoning) {
           const partial = assistantMessage({ text, reasoning: err.partialReasoning, toolCalls: [] })
           await host.save(partial, ctx, { finishReason: 'interrupted' })

@@ -230,7 +230,7 @@ const AUDIO = /\.(?:ogg|opus|mp3|wav|m4a|flac)$/i
 /** A reply as Markdown; the files it sent through a messaging gateway (`MEDIA:` lines) as attachment chips. */
 function ReplyBody({ text, terms }: { text: string; terms: string[] | undefined }) {
   const parts = replyParts(text)
-  if (parts.length === 1 && parts[0]!.kind === 'text') return <Markdown text={text} terms={terms} saved />
+  if (parts.length === 1 && parts[0]!.kind === 'text') return <Markdown text={parts[0]!.text} terms={terms} saved />
   return (
     <>
       {parts.map((p, i) =>

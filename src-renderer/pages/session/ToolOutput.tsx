@@ -59,7 +59,7 @@ function Body({ v, path, terms }: { v: ToolView; path: string | null; terms?: st
     case 'terminal':
       return <TerminalView output={v.output} exitCode={v.exitCode} error={v.error} facts={v.facts} terms={terms} />
     case 'file':
-      return <FileView lines={v.lines} path={path} error={v.error} similar={v.similar} />
+      return <FileView lines={v.lines} path={path} error={v.error} similar={v.similar} note={v.note} />
     case 'diff':
       return (
         <pre className="code diff" tabIndex={0}>

@@ -60,14 +60,31 @@ export function TerminalView({
 }
 
 /** A file as read: line numbers in their own gutter column (never part of the text), code highlighted by extension. */
+/** The notes a tool put beside its result, one a line (tool-result.ts `notesOf`). */
+function NoteLines({ note, testId }: { note: string; testId: string }) {
+  return (
+    <div className="muted small" role="note" data-testid={testId}>
+      {note.split('\n').map((l, i) => (
+        <Fragment key={i}>
+          {i > 0 && <br />}
+          {l}
+        </Fragment>
+      ))}
+    </div>
+  )
+}
+
 export function FileView({
   lines,
   path,
   error = null,
-  similar = []
+  similar = [],
+  note = null
 }: {
   lines: FileLine[]
   path: string | null
+  /** What the tool said beside the lines: where to read on, a repeated read. */
+  note?: string | null
   /** The read failed: shown instead of an empty file, with the paths upstream suggested. */
   error?: string | null
   similar?: string[]
@@ -108,6 +125,7 @@ export function FileView({
           {hast ? hastToReact(hast) : code}
         </pre>
       </div>
+      {note && <NoteLines note={note} testId="tool-file-note" />}
     </div>
   )
 }
@@ -146,14 +164,10 @@ export function ListView({
   items: ListItem[]
   total: number | null
   empty: string
-  /** What the tool said beside a list it cut short. */
+  /** What the tool said beside the list (hits left out, a repeated search, a cut), one note a line. */
   note?: string
 }) {
-  const noteLine = note ? (
-    <div className="muted small" role="note" data-testid="tool-list-note">
-      {note}
-    </div>
-  ) : null
+  const noteLine = note ? <NoteLines note={note} testId="tool-list-note" /> : null
   if (!items.length)
     return (
       <>
