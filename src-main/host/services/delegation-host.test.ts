@@ -332,3 +332,32 @@ describe("a background delegation's notice and a message sent the moment the par
     ]).toContainEqual(rows.slice(-4))
   })
 })
+
+// Upstream's shutdown interrupts every background delegation (`interrupt_all`); a child left running wrote into its
+// state.db after the host had closed it, and re-created the file in a home deleted since.
+describe('closing the host', () => {
+  it('interrupts a background child and waits for its unit: its row says so when close() returns', async () => {
+    const Database = (await import('better-sqlite3')).default
+    const { join } = await import('node:path')
+    rig = await makeRig((req) => {
+      const text = turnText(req)
+      if (text === 'stuck child') return { stall: true } // answers only when the request is aborted
+      if (text === 'delegate stuck' && lastOf(req)?.role !== 'tool')
+        return { toolCalls: [{ id: 'd7', name: 'delegate_task', arguments: { goal: 'stuck child' } }] }
+      return reply(req)
+    })
+    await rig.start()
+    await start(rig, 'delegate stuck')
+    await waitUntil(() => rig!.chats().some((q) => turnText(q) === 'stuck child') && finished(rig!).length === 1)
+    await rig.host!.close()
+    const db = new Database(join(rig.root, 'state.db'), { readonly: true })
+    try {
+      const rows = db.prepare('SELECT state, delivery_state AS delivery FROM async_delegations').all()
+      // ended through the usual path before the stores closed; its notice is left for the next host to deliver
+      expect(rows).toEqual([{ state: 'interrupted', delivery: 'pending' }])
+    } finally {
+      db.close()
+    }
+    rig.host = null // closed: the rig's close only stops the provider and removes the home
+  })
+})

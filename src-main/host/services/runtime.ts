@@ -11,6 +11,7 @@ import {
   childHandleFromAgent,
   markSubagent,
   restoreUndeliveredCompletions,
+  stopBackgroundDelegations,
   type DelegateDeps
 } from '../../delegation'
 import { Gateway, type BuildAgentInput } from '../../gateway'
@@ -26,6 +27,9 @@ import { SafeStorageVault, type SecretCipher } from './safe-storage-vault'
 import { errorMessage } from '@shared/contract/errors'
 
 export type { SecretCipher }
+
+/** How long closing the host waits for interrupted background delegations to record how they ended. */
+const BACKGROUND_STOP_MS = 5000
 
 export interface Runtime {
   gateway: Gateway<Agent, SessionStore>
@@ -205,6 +209,14 @@ export async function wireRuntime(
       ).length,
     followUps,
     log
+  })
+  // Closers run in reverse: this one runs once the gateway has stopped every turn (so no unit starts after it) and
+  // before the activity logs flush and the stores close. A background child left running wrote into its store after
+  // the host closed it, and re-created a state.db deleted since.
+  s.onClose(async () => {
+    const first = deps.values().next().value
+    const left = first ? await stopBackgroundDelegations(first, BACKGROUND_STOP_MS) : 0
+    if (left) log.warn('delegation', `${left} background delegation(s) did not stop within ${BACKGROUND_STOP_MS} ms`)
   })
   s.onClose(() => gateway.shutdown())
 
