@@ -360,4 +360,22 @@ describe('closing the host', () => {
     }
     rig.host = null // closed: the rig's close only stops the provider and removes the home
   })
+
+  it('a Run now under way when the host closes has recorded how it ended in jobs.json when close() returns', async () => {
+    const { readFileSync } = await import('node:fs')
+    const { join } = await import('node:path')
+    rig = await makeRig((req) => (turnText(req).endsWith('\n\nstuck job') ? { stall: true } : reply(req)))
+    await rig.start()
+    const d = rig.host!.dispatcher
+    const job = (await d.invoke('cron.create', { profile: 'default', schedule: 'every 1h', prompt: 'stuck job' })) as {
+      output: { id: string }
+    }
+    const run = d.invoke('cron.runNow', { profile: 'default', id: job.output.id })
+    await waitUntil(() => rig!.chats().some((q) => turnText(q).endsWith('\n\nstuck job')))
+    await rig.host!.close()
+    const [saved] = JSON.parse(readFileSync(join(rig.root, 'cron', 'jobs.json'), 'utf8')).jobs
+    expect(saved).toMatchObject({ last_status: 'error' })
+    expect(await run).toMatchObject({ ok: true, output: { status: 'error' } })
+    rig.host = null
+  })
 })
