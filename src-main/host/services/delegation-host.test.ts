@@ -378,4 +378,32 @@ describe('closing the host', () => {
     expect(await run).toMatchObject({ ok: true, output: { status: 'error' } })
     rig.host = null
   })
+
+  it("a start-up restore waiting on another program's lock is awaited: its write lands before close() returns", async () => {
+    const Database = (await import('better-sqlite3')).default
+    const { join } = await import('node:path')
+    const { SessionStore } = await import('../../store')
+    rig = await makeRig(reply)
+    const path = join(rig.root, 'state.db')
+    new SessionStore(path).close()
+    const other = new Database(path)
+    // a background delegation whose owner is gone (this pid, another start time): the restore marks it abandoned
+    other
+      .prepare(
+        `INSERT INTO async_delegations (delegation_id, origin_session, state, dispatched_at, updated_at, owner_pid,
+         owner_started_at) VALUES ('deleg_gone', 's1', 'running', 1, 1, ?, 1)`
+      )
+      .run(process.pid)
+    other.exec('BEGIN IMMEDIATE') // another program writes: the restore's write waits for it
+    try {
+      await rig.start()
+      const closing = rig.host!.close()
+      other.exec('COMMIT')
+      await closing
+      expect(other.prepare(`SELECT state FROM async_delegations`).pluck().all()).toEqual(['unknown'])
+    } finally {
+      other.close()
+    }
+    rig.host = null
+  })
 })
