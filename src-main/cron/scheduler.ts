@@ -227,6 +227,10 @@ export class CronScheduler {
   /** A tick is claiming: an overlapping one (slow disk, long lock wait) must not count the same free slots. */
   private claiming = false
   private readonly clock: () => number
+  /** Set by close(): no tick or Run now starts after it. */
+  private closed = false
+  /** Ticks and Run nows under way (a tick resolves when the jobs it claimed have finished): close() awaits them. */
+  private readonly inflight = new Set<Promise<unknown>>()
 
   constructor(private readonly opts: CronSchedulerOptions) {
     this.clock = opts.clock ?? Date.now
@@ -244,6 +248,31 @@ export class CronScheduler {
     this.timer = null
   }
 
+  /**
+   * Host close: no tick or Run now starts, and those under way are awaited — a run records how it ended (its output
+   * file, jobs.json) once its turn has stopped, and that must land before the host says it closed, not in a home the
+   * user may have moved or deleted by then. The caller stops the runs' turns first. False: some were still under
+   * way when `boundMs` passed (a job script past its own timeout).
+   */
+  async close(boundMs: number): Promise<boolean> {
+    this.stop()
+    this.closed = true
+    let timer: NodeJS.Timeout | undefined
+    const bound = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), boundMs)))
+    try {
+      return await Promise.race([Promise.allSettled([...this.inflight]).then(() => true as const), bound])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.inflight.add(p)
+    const done = () => void this.inflight.delete(p)
+    p.then(done, done)
+    return p
+  }
+
   status(): SchedulerStatus {
     return {
       enabled: this.timer !== null,
@@ -259,7 +288,12 @@ export class CronScheduler {
    * running jobs, so a tick meanwhile claims fewer; it is never refused for the cap itself — the user asked for this
    * one.
    */
-  async runNow<T>(home: string, jobId: string, run: (job: RawJob) => Promise<T>): Promise<T> {
+  runNow<T>(home: string, jobId: string, run: (job: RawJob) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new CaduceusError('unavailable', 'The host is shutting down.'))
+    return this.track(this.runNowOnce(home, jobId, run))
+  }
+
+  private async runNowOnce<T>(home: string, jobId: string, run: (job: RawJob) => Promise<T>): Promise<T> {
     const key = `${home}\0${jobId}`
     if (this.busy.has(key))
       throw new CaduceusError('conflict', `cron job ${jobId} is running now; try again when it ends`)
@@ -281,7 +315,12 @@ export class CronScheduler {
    * One pass over every profile; resolves when the jobs it claimed have finished. Jobs whose ids are in `skip` are
    * left as they are, due or not (`caduceus cron tick` passes the ones it already ran).
    */
-  async tick(skip: ReadonlySet<string> = new Set()): Promise<{ ran: string[] }> {
+  tick(skip: ReadonlySet<string> = new Set()): Promise<{ ran: string[] }> {
+    if (this.closed) return Promise.resolve({ ran: [] })
+    return this.track(this.tickOnce(skip))
+  }
+
+  private async tickOnce(skip: ReadonlySet<string>): Promise<{ ran: string[] }> {
     const now = this.clock()
     this.lastTickAt = now
     const standingDown: string[] = []

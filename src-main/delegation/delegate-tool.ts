@@ -139,6 +139,7 @@ async function delegateTask(
 
   const delegationId = newDelegationId()
   // Reserve before building children so two concurrent calls cannot both squeeze past the cap.
+  if (deps.pool.isStopped) return { error: 'The host is shutting down: no background delegation starts now.' }
   if (!deps.pool.tryReserve(delegationId, cfg.maxConcurrentChildren))
     return { error: capacityError(deps.pool.size, tasks.length > 1) }
   try {

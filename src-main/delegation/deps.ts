@@ -51,13 +51,19 @@ export interface DelegateDeps {
 /** Counts running background units; check-and-reserve is one synchronous step, so it is atomic. */
 export class BackgroundPool {
   private running = new Map<string, Promise<unknown>>()
+  private stopped = false
 
   get size(): number {
     return this.running.size
   }
 
+  /** True once `settle` ran: the host is closing and no unit starts. */
+  get isStopped(): boolean {
+    return this.stopped
+  }
+
   tryReserve(id: string, cap: number): boolean {
-    if (this.running.size >= cap) return false
+    if (this.stopped || this.running.size >= cap) return false
     this.running.set(id, Promise.resolve())
     return true
   }
@@ -72,6 +78,25 @@ export class BackgroundPool {
 
   release(id: string): void {
     this.running.delete(id)
+  }
+
+  /**
+   * Host close: no unit starts after it, and the units running now are awaited (their children interrupted first by
+   * the caller) for at most `boundMs`, so none of them writes into a store after the host closed it. Returns how many
+   * were still running when the bound passed.
+   */
+  async settle(boundMs: number): Promise<number> {
+    this.stopped = true
+    const units = [...this.running.values()]
+    if (units.length === 0) return 0
+    let timer: NodeJS.Timeout | undefined
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, boundMs)))
+    try {
+      await Promise.race([Promise.allSettled(units), bound])
+    } finally {
+      clearTimeout(timer)
+    }
+    return units.filter((u) => [...this.running.values()].includes(u)).length
   }
 
   /** Resolves when every unit running now has settled (shutdown, tests). */

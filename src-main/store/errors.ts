@@ -21,3 +21,18 @@ export function requireId(id: unknown, field = 'sessionId'): string {
   if (id.length > 512) throw invalid('session id is too long (max 512)', field)
   return id
 }
+
+/**
+ * A write (or a registry open) after the store or its host closed: refused before anything touches the file, so a
+ * late task (a background child, a debounce) never re-creates a state.db, or its folder, the user may have moved or
+ * deleted since.
+ */
+export class StoreClosedError extends CaduceusError {
+  constructor(readonly profile: string) {
+    super(
+      'unavailable',
+      `Profile '${profile}': its state.db was closed (the host shut down, or the profile was removed); nothing was written.`
+    )
+    this.name = 'StoreClosedError'
+  }
+}

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { SessionPage } from '@shared/contract'
@@ -63,5 +63,26 @@ describe('StoreRegistry', () => {
     ])
     reg.closeAll()
     expect(reg.opened()).toEqual([])
+  })
+
+  it('after closeAll nothing opens or writes: a late write into a home deleted since re-makes no folder nor state.db', async () => {
+    const root = tempDir()
+    mkdirSync(join(root, 'profiles', 'work'), { recursive: true })
+    const told: string[] = []
+    const reg = new StoreRegistry(root, { onClosedUse: (m) => void told.push(m) })
+    const work = reg.get('work')
+    await work.createSession('w1', 'cli')
+    reg.closeAll()
+    // the user deletes the profile's folder once the host said it closed; a task the host started writes after that
+    rmSync(join(root, 'profiles', 'work'), { recursive: true })
+    await expect(work.createSession('w2', 'cli')).rejects.toMatchObject({
+      code: 'unavailable',
+      name: 'StoreClosedError'
+    })
+    expect(() => reg.get('default')).toThrow(/closed/)
+    expect(existsSync(join(root, 'profiles', 'work'))).toBe(false)
+    expect(existsSync(join(root, 'state.db'))).toBe(false)
+    // said once, however many uses follow
+    expect(told).toEqual([expect.stringMatching(/^Profile 'work': its state\.db was closed/)])
   })
 })

@@ -16,6 +16,7 @@ import {
 import { isValidProfileName } from '../scope'
 import { SessionStore } from './session-store'
 import { isBusy } from './write-queue'
+import { StoreClosedError } from './errors'
 import { compareSortValues, sortCursorAfter, type ListOptions, type SortValue } from './read-list'
 import type { SearchFilters } from './search'
 import { errorMessage, isNotFound, parseJsonOr } from '@shared/contract/errors'
@@ -77,6 +78,11 @@ export interface RegistryOptions {
    * for it, so the views that left the profile out read it again.
    */
   onLockedOut?: (profile: string) => void
+  /**
+   * The first use after `closeAll` (a store asked of the registry, or a write to a store it had opened), told once:
+   * something the host started outlived its close. Refused all the same, with a clear error.
+   */
+  onClosedUse?: (message: string) => void
 }
 
 export class StoreRegistry {
@@ -84,6 +90,7 @@ export class StoreRegistry {
   private entries: ProfileEntry[]
   private stores = new Map<string, SessionStore>()
   private closed = false
+  private toldClosedUse = false
 
   constructor(
     root: string,
@@ -158,8 +165,12 @@ export class StoreRegistry {
   get(profile: string): SessionStore {
     const open = this.stores.get(profile)
     if (open) return open
-    // After shutdown a late task (start-up restore, a timer) must not reopen a file nobody will close.
-    if (this.closed) throw new CaduceusError('unavailable', 'the host is shutting down')
+    // After shutdown a late task (start-up restore, a timer) must not reopen a file nobody will close, nor create it.
+    if (this.closed) {
+      const err = new StoreClosedError(profile)
+      this.closedUse(err)
+      throw err
+    }
     const entry = this.entries.find((e) => e.name === profile)
     if (!entry) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')
     const retry = this.opts.writeRetryMs
@@ -169,7 +180,8 @@ export class StoreRegistry {
       writeRetryMs: retry && (() => retry(entry)),
       journalMode: () => this.opts.journalMode?.(entry),
       onJournalNotice: (message) => this.opts.onJournalNotice?.(entry.name, message),
-      nativeBinding: this.opts.nativeBinding
+      nativeBinding: this.opts.nativeBinding,
+      onClosedUse: (err) => this.closedUse(err)
     })
     this.stores.set(profile, store)
     return store
@@ -229,6 +241,17 @@ export class StoreRegistry {
   /** Stores opened so far (for wiring watchers). */
   opened(): SessionStore[] {
     return [...this.stores.values()]
+  }
+
+  private closedUse(err: StoreClosedError): void {
+    // (a store closed because its profile vanished is refused too, without a word: the profile is gone)
+    if (!this.closed || this.toldClosedUse) return
+    this.toldClosedUse = true
+    try {
+      this.opts.onClosedUse?.(err.message)
+    } catch {
+      /* refused all the same */
+    }
   }
 
   closeAll(): void {

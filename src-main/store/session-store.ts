@@ -32,7 +32,7 @@ import {
 import { dropCopy, sourcePrint } from './read-copy'
 import { CopyPending, CopyRefresh } from './read-copy-refresh'
 import type { HomeShape } from './shape'
-import { invalid, requireId } from './errors'
+import { invalid, requireId, StoreClosedError } from './errors'
 import { appendRows } from './message-write'
 import {
   acquireCompressionLock,
@@ -246,6 +246,10 @@ export class SessionStore {
   private leftOldFile = false
   /** The running write's handle (nested writes reuse it); null outside `write()`. */
   private tx: WriteTx | null = null
+  /** Set by close(): no write, and no reopen of what is at the path (which would create a missing file), after it. */
+  private closed = false
+  /** Told at each refused write after close (the registry logs the first). */
+  private readonly onClosedUse?: (err: StoreClosedError) => void
   /** The next catch-up slice of the short-text index (short-index.ts), while a write left it behind. */
   private indexTimer: ReturnType<typeof setTimeout> | null = null
   /** Rows another program may have rewritten since the short-text index read them, and the next recheck slice. */
@@ -278,9 +282,14 @@ export class SessionStore {
 
   constructor(
     path: string,
-    opts: OpenOptions & { profile?: string; writeRetryMs?: number | (() => number | undefined) } = {}
+    opts: OpenOptions & {
+      profile?: string
+      writeRetryMs?: number | (() => number | undefined)
+      onClosedUse?: (err: StoreClosedError) => void
+    } = {}
   ) {
     this.openOpts = opts
+    this.onClosedUse = opts.onClosedUse
     this.handle = openStateDb(path, opts)
     this.path = this.handle.path
     this.sidecars = sidecarsOf(this.path)
@@ -401,6 +410,7 @@ export class SessionStore {
   }
   /** Creates the file if missing and prepares the connection for writes (WAL); for raw bulk writers in store/. */
   prepareWrite(): void {
+    this.refuseIfClosed()
     prepareForWrite(this.handle)
     if (!this.handle.reconciled) {
       this.db.transaction(() => endWriteTx(this.handle, beginWriteTx(this.handle), true)).immediate()
@@ -421,6 +431,8 @@ export class SessionStore {
   }
 
   close(): void {
+    if (this.closed) return
+    this.closed = true
     this.recordVerified()
     if (this.indexTimer) clearTimeout(this.indexTimer)
     this.indexTimer = null
@@ -431,6 +443,17 @@ export class SessionStore {
     this.closers.clear()
     this.copies.close()
     if (this.handle.readCopy) dropCopy(this.handle.readCopy)
+  }
+
+  private refuseIfClosed(): void {
+    if (!this.closed) return
+    const err = new StoreClosedError(this.profile)
+    try {
+      this.onClosedUse?.(err)
+    } catch {
+      /* the refusal is thrown all the same */
+    }
+    throw err
   }
 
   /**
@@ -491,6 +514,7 @@ export class SessionStore {
   }
 
   private attempt<T>(fn: (tx: WriteTx) => T, index: Parameters<typeof shortIndexStep>[2] = WRITE_STEP): T {
+    this.refuseIfClosed() // also a write that queued (or backed off from a lock) before close() and runs after it
     this.syncFile() // never into a file that was replaced or deleted under the open connection
     this.prepareConnection() // first write of this open: create a missing file, switch to WAL
     // busy_timeout 0 while acquiring: SQLite must never sleep on this thread waiting for another process.
@@ -633,6 +657,8 @@ export class SessionStore {
    * clearly instead of going to the old inode.
    */
   syncFile(): FileChange {
+    // Closed: it follows nothing. Opening what is at the path now would make a deleted home's state.db again.
+    if (this.closed) return 'same'
     const h = this.handle
     const at = fileAt(this.path)
     let id = at && (!h.pending || at.size > 0) ? at.id : null

@@ -13,6 +13,9 @@ import { envPath, secretsFor, updateEnvFile } from '../../secrets'
 import { apiConversations } from './api-conversations'
 import type { Runtime, Services } from '../services'
 
+/** How long closing the host waits for cron runs under way to record how they ended, once their turns stopped. */
+const CRON_CLOSE_MS = 10_000
+
 // The API server's body limit (channels/http.ts MAX_BODY_BYTES): a declared larger body gets 413 before 100 Continue.
 const API_BODY_LIMIT = 10_000_000
 
@@ -50,10 +53,16 @@ export function createChannelsService(
     },
     log: namedLog(s.log, 'cron')
   })
-  if (opts.live) {
-    scheduler.start()
-    s.onClose(() => scheduler.stop())
-  }
+  if (opts.live) scheduler.start()
+  // A run under way ends with its turn and then writes how it ended (output file, jobs.json): its turn is stopped
+  // here, ahead of the gateway's own shutdown closer (a second call there finds nothing left), and the run awaited,
+  // so nothing writes into the home after the host said it closed.
+  s.onClose(async () => {
+    scheduler.stop()
+    await rt.gateway.shutdown()
+    if (!(await scheduler.close(CRON_CLOSE_MS)))
+      s.log.warn('cron', `a cron run was still under way ${CRON_CLOSE_MS} ms after the host began closing`)
+  })
   s.onClose(async () => {
     await api?.close()
     api = null

@@ -332,3 +332,78 @@ describe("a background delegation's notice and a message sent the moment the par
     ]).toContainEqual(rows.slice(-4))
   })
 })
+
+// Upstream's shutdown interrupts every background delegation (`interrupt_all`); a child left running wrote into its
+// state.db after the host had closed it, and re-created the file in a home deleted since.
+describe('closing the host', () => {
+  it('interrupts a background child and waits for its unit: its row says so when close() returns', async () => {
+    const Database = (await import('better-sqlite3')).default
+    const { join } = await import('node:path')
+    rig = await makeRig((req) => {
+      const text = turnText(req)
+      if (text === 'stuck child') return { stall: true } // answers only when the request is aborted
+      if (text === 'delegate stuck' && lastOf(req)?.role !== 'tool')
+        return { toolCalls: [{ id: 'd7', name: 'delegate_task', arguments: { goal: 'stuck child' } }] }
+      return reply(req)
+    })
+    await rig.start()
+    await start(rig, 'delegate stuck')
+    await waitUntil(() => rig!.chats().some((q) => turnText(q) === 'stuck child') && finished(rig!).length === 1)
+    await rig.host!.close()
+    const db = new Database(join(rig.root, 'state.db'), { readonly: true })
+    try {
+      const rows = db.prepare('SELECT state, delivery_state AS delivery FROM async_delegations').all()
+      // ended through the usual path before the stores closed; its notice is left for the next host to deliver
+      expect(rows).toEqual([{ state: 'interrupted', delivery: 'pending' }])
+    } finally {
+      db.close()
+    }
+    rig.host = null // closed: the rig's close only stops the provider and removes the home
+  })
+
+  it('a Run now under way when the host closes has recorded how it ended in jobs.json when close() returns', async () => {
+    const { readFileSync } = await import('node:fs')
+    const { join } = await import('node:path')
+    rig = await makeRig((req) => (turnText(req).endsWith('\n\nstuck job') ? { stall: true } : reply(req)))
+    await rig.start()
+    const d = rig.host!.dispatcher
+    const job = (await d.invoke('cron.create', { profile: 'default', schedule: 'every 1h', prompt: 'stuck job' })) as {
+      output: { id: string }
+    }
+    const run = d.invoke('cron.runNow', { profile: 'default', id: job.output.id })
+    await waitUntil(() => rig!.chats().some((q) => turnText(q).endsWith('\n\nstuck job')))
+    await rig.host!.close()
+    const [saved] = JSON.parse(readFileSync(join(rig.root, 'cron', 'jobs.json'), 'utf8')).jobs
+    expect(saved).toMatchObject({ last_status: 'error' })
+    expect(await run).toMatchObject({ ok: true, output: { status: 'error' } })
+    rig.host = null
+  })
+
+  it("a start-up restore waiting on another program's lock is awaited: its write lands before close() returns", async () => {
+    const Database = (await import('better-sqlite3')).default
+    const { join } = await import('node:path')
+    const { SessionStore } = await import('../../store')
+    rig = await makeRig(reply)
+    const path = join(rig.root, 'state.db')
+    new SessionStore(path).close()
+    const other = new Database(path)
+    // a background delegation whose owner is gone (this pid, another start time): the restore marks it abandoned
+    other
+      .prepare(
+        `INSERT INTO async_delegations (delegation_id, origin_session, state, dispatched_at, updated_at, owner_pid,
+         owner_started_at) VALUES ('deleg_gone', 's1', 'running', 1, 1, ?, 1)`
+      )
+      .run(process.pid)
+    other.exec('BEGIN IMMEDIATE') // another program writes: the restore's write waits for it
+    try {
+      await rig.start()
+      const closing = rig.host!.close()
+      other.exec('COMMIT')
+      await closing
+      expect(other.prepare(`SELECT state FROM async_delegations`).pluck().all()).toEqual(['unknown'])
+    } finally {
+      other.close()
+    }
+    rig.host = null
+  })
+})

@@ -11,6 +11,7 @@ import {
   childHandleFromAgent,
   markSubagent,
   restoreUndeliveredCompletions,
+  stopBackgroundDelegations,
   type DelegateDeps
 } from '../../delegation'
 import { Gateway, type BuildAgentInput } from '../../gateway'
@@ -26,6 +27,9 @@ import { SafeStorageVault, type SecretCipher } from './safe-storage-vault'
 import { errorMessage } from '@shared/contract/errors'
 
 export type { SecretCipher }
+
+/** How long closing the host waits for interrupted background delegations to record how they ended. */
+const BACKGROUND_STOP_MS = 5000
 
 export interface Runtime {
   gateway: Gateway<Agent, SessionStore>
@@ -206,19 +210,32 @@ export async function wireRuntime(
     followUps,
     log
   })
+  // Closers run in reverse: this one runs once the gateway has stopped every turn (so no unit starts after it) and
+  // before the activity logs flush and the stores close. A background child left running wrote into its store after
+  // the host closed it, and re-created a state.db deleted since.
+  // Start-up restores (below) still under way: awaited too, their writes must land before the stores close.
+  const restoring = new Set<Promise<unknown>>()
+  s.onClose(async () => {
+    await Promise.allSettled([...restoring])
+    const first = deps.values().next().value
+    const left = first ? await stopBackgroundDelegations(first, BACKGROUND_STOP_MS) : 0
+    if (left) log.warn('delegation', `${left} background delegation(s) did not stop within ${BACKGROUND_STOP_MS} ms`)
+  })
   s.onClose(() => gateway.shutdown())
 
   if (opts.live) {
     for (const e of stores.list()) {
       const failed = (err: unknown) => log.warn('delegation', `restore for ${e.name} failed: ${errorMessage(err)}`)
       try {
-        restoreUndeliveredCompletions(delegation(e.name)).catch(failed)
+        restoring.add(restoreUndeliveredCompletions(delegation(e.name)).catch(failed))
       } catch (err) {
         failed(err)
       }
-      notices
-        .restore(e.name)
-        .catch((err: unknown) => log.warn('terminal', `restoring notices of ${e.name} failed: ${errorMessage(err)}`))
+      restoring.add(
+        notices
+          .restore(e.name)
+          .catch((err: unknown) => log.warn('terminal', `restoring notices of ${e.name} failed: ${errorMessage(err)}`))
+      )
     }
   }
   return { gateway, memory, providers, delegation, vault }

@@ -76,7 +76,10 @@ export function createStoreServices(opts: {
     nativeBinding: opts.nativeBinding,
     // the agent's prompt goes without a memory file: said where its sessions are listed, not only on the Memory page
     profileNotices: (e) => memoryFileProblems(e.home),
-    onLockedOut: (profile) => lockedOut.add(profile)
+    onLockedOut: (profile) => lockedOut.add(profile),
+    // something this host started outlived close(): its write was refused (a file re-made after close could be in a
+    // home the user just moved or deleted); said once, as a bug of ours
+    onClosedUse: (message) => log.warn('host', `refused after close: ${message}`)
   })
   // A view of every profile served without a locked one reads it again when the lock goes (lock-watch.ts).
   const lockedOut = new LockedOutWatch(
@@ -162,13 +165,13 @@ export function createStoreServices(opts: {
 
   let profilesWatch: FSWatcher | null = null
   let rootWatch: FSWatcher | null = null
+  let rescanTimer: NodeJS.Timeout | null = null
   if (opts.live) {
     const dir = join(root, 'profiles')
-    let timer: NodeJS.Timeout | null = null
     const rescan = () => {
-      if (timer) return
-      timer = setTimeout(() => {
-        timer = null
+      if (rescanTimer || closed) return
+      rescanTimer = setTimeout(() => {
+        rescanTimer = null
         const added = stores.refresh()
         for (const name of added) watchProfile(name, true)
         updateMultiplex()
@@ -226,6 +229,7 @@ export function createStoreServices(opts: {
     async close() {
       closed = true
       for (const t of lockRetries) clearTimeout(t)
+      if (rescanTimer) clearTimeout(rescanTimer)
       lockedOut.close()
       for (const fn of closers.reverse()) {
         try {
