@@ -99,7 +99,7 @@ export class BackgroundPool {
     return units.filter((u) => [...this.running.values()].includes(u)).length
   }
 
-  /** Resolves when every unit running now has settled (shutdown, tests). */
+  /** Resolves when every unit has settled, those started meanwhile too (tests wait on it; the host uses settle). */
   async drain(): Promise<void> {
     while (this.running.size > 0) await Promise.allSettled([...this.running.values()])
   }
