@@ -150,6 +150,11 @@ describe('list page rows', () => {
         .prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)')
         .run('s09', 'user', 'latest', at(70))
       expect(top()).toEqual(['s09', 'fresh', 's07'])
+      // a deleted message re-reads every session's activity; that pass and the rebuild leave the connection's cache
+      // setting (activity-index.ts withSmallCache) as the store made it
+      other.prepare("DELETE FROM messages WHERE content = 'later'").run()
+      expect(top()).toEqual(['s09', 'fresh', 'c2'])
+      expect(rawDb(store).pragma('cache_size', { simple: true })).toBe(-65536)
     } finally {
       other.prepare("DELETE FROM messages WHERE content IN ('later', 'latest')").run()
       other.prepare("DELETE FROM sessions WHERE id = 'fresh'").run()
