@@ -92,6 +92,25 @@ function ftsCountSql(db: Database.Database): string | null {
 /** The row count an averages record holds: its first varint (none yet before the first row). */
 const ftsRowCount = (block: unknown): number => (Buffer.isBuffer(block) ? (ftsVarints(block)[0] ?? 0) : 0)
 
+/**
+ * Runs a pass over every session or message (the build, a re-read of every session) with a small page cache. SQLite's
+ * page-cache hash grows with the most pages the connection ever held and never shrinks, and every commit by another
+ * program empties the cache by walking that hash whole: after one pass through the 64 MB the store allows (open.ts),
+ * ~16k buckets were walked at every list read that followed a foreign write (~40 µs of a ~0.5 ms page). A single
+ * pass gains nothing from a large cache; the connection's own setting is restored after it.
+ */
+const PASS_CACHE_KIB = 1024
+function withSmallCache<T>(db: Database.Database, pass: () => T): T {
+  const size = Number(db.pragma('cache_size', { simple: true }))
+  if (size < 0 ? -size <= PASS_CACHE_KIB : size <= PASS_CACHE_KIB / 4) return pass()
+  db.pragma(`cache_size = -${PASS_CACHE_KIB}`)
+  try {
+    return pass()
+  } finally {
+    db.pragma(`cache_size = ${size}`)
+  }
+}
+
 const activitySql = (own: string, mx: string) =>
   own === 'NULL'
     ? `COALESCE(${mx}, s.started_at, 0), ${mx} IS NOT NULL`
@@ -129,7 +148,9 @@ function build(db: Database.Database): State {
       .get()
     return { top: Number(top), ftsRows: ftsRowCount(block), messages, tail }
   }
-  const { top, ftsRows, messages, tail } = db.inTransaction ? fill() : db.transaction(fill)()
+  const { top, ftsRows, messages, tail } = withSmallCache(db, () =>
+    db.inTransaction ? fill() : db.transaction(fill)()
+  )
   const st: State = {
     table,
     dataVersion: -1,
@@ -178,15 +199,17 @@ function sweep(db: Database.Database, st: State): number {
 
 /** Reads every session's activity again from its row and messages, and drops the sessions that are gone. */
 function rereadAll(db: Database.Database, st: State): number {
-  const gone = stmt(db, `DELETE FROM ${st.table} WHERE id NOT IN (SELECT id FROM main.sessions)`).run().changes
-  return (
-    gone +
-    stmt(
-      db,
-      `UPDATE ${st.table} AS a SET (act, msg) = (SELECT ${activitySql(ownColumn(st), MAX_MESSAGE_TIME)}
+  return withSmallCache(db, () => {
+    const gone = stmt(db, `DELETE FROM ${st.table} WHERE id NOT IN (SELECT id FROM main.sessions)`).run().changes
+    return (
+      gone +
+      stmt(
+        db,
+        `UPDATE ${st.table} AS a SET (act, msg) = (SELECT ${activitySql(ownColumn(st), MAX_MESSAGE_TIME)}
         FROM main.sessions s WHERE s.id = a.id)`
-    ).run().changes
-  )
+      ).run().changes
+    )
+  })
 }
 
 /** Brings `st` up to date; returns how many index rows it changed (they count in total_changes()). */

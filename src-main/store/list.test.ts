@@ -150,6 +150,11 @@ describe('list page rows', () => {
         .prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)')
         .run('s09', 'user', 'latest', at(70))
       expect(top()).toEqual(['s09', 'fresh', 's07'])
+      // a deleted message re-reads every session's activity; that pass and the rebuild leave the connection's cache
+      // setting (activity-index.ts withSmallCache) as the store made it
+      other.prepare("DELETE FROM messages WHERE content = 'later'").run()
+      expect(top()).toEqual(['s09', 'fresh', 'c2'])
+      expect(rawDb(store).pragma('cache_size', { simple: true })).toBe(-65536)
     } finally {
       other.prepare("DELETE FROM messages WHERE content IN ('later', 'latest')").run()
       other.prepare("DELETE FROM sessions WHERE id = 'fresh'").run()
@@ -227,6 +232,65 @@ describe('a page carried as JSON text', () => {
   })
 })
 
+describe('cursors', () => {
+  it('are base64url of the keyset JSON, whatever characters the last id has', async () => {
+    const home = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
+    try {
+      const ids = ['a', 'ab', 'abc', 'abcd', 'sessión', '東京', '😀x', 'x\u007f', 'q"\\']
+      for (const [i, id] of ids.entries()) {
+        await home.createSession(id, 'cli', { startedAt: at(i) + 0.125 })
+        await home.appendMessage(id, { role: 'user', content: 'q', timestamp: at(i) + 1.5 })
+      }
+      let cursor: string | null = null
+      const seen: string[] = []
+      for (let i = 0; i < ids.length; i++) {
+        const page: SessionPage = home.listSessions({ limit: 1, cursor })
+        const s = page.items[0]!
+        seen.push(s.id)
+        cursor = page.nextCursor
+        if (i < ids.length - 1)
+          expect(cursor, s.id).toBe(
+            Buffer.from(JSON.stringify([s.lastActiveAt, s.startedAt, s.id]), 'utf8').toString('base64url')
+          )
+      }
+      expect(cursor).toBeNull()
+      expect(seen).toEqual([...ids].reverse())
+    } finally {
+      home.close()
+    }
+  })
+
+  it("page by the list index's start where another program changed a row's started_at after it was indexed", async () => {
+    const home = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
+    const other = new Database(home.path)
+    try {
+      // same last activity: the order falls to the start, then the id
+      for (const [i, id] of ['a', 'b', 'c', 'd'].entries()) {
+        await home.createSession(id, 'cli', { startedAt: at(i) })
+        await home.appendMessage(id, { role: 'user', content: `q ${id}`, timestamp: at(10) })
+      }
+      const pages = () => {
+        const ids: string[] = []
+        let cursor: string | null = null
+        for (let i = 0; i < 10; i++) {
+          const page: SessionPage = home.listSessions({ limit: 1, cursor })
+          ids.push(...page.items.map((x) => x.id))
+          if (!(cursor = page.nextCursor)) break
+        }
+        return ids
+      }
+      expect(pages()).toEqual(['d', 'c', 'b', 'a'])
+      // the index keeps the start it read (no new message for these sessions); every row still comes once
+      other.prepare("UPDATE sessions SET started_at = ? WHERE id = 'b'").run(at(3) + 50)
+      other.prepare("UPDATE sessions SET started_at = ? WHERE id = 'd'").run(at(0) - 50)
+      expect(pages()).toEqual(['d', 'c', 'b', 'a'])
+    } finally {
+      other.close()
+      home.close()
+    }
+  })
+})
+
 describe('untitled previews', () => {
   it('follow another process deleting the first user message, and adding an earlier one', async () => {
     const home = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
@@ -266,7 +330,15 @@ describe('untitled previews', () => {
       `${'a'.repeat(100)}${'\n'.repeat(219)} ${'c'.repeat(5)}${' '.repeat(400)}`, // flattens to 160 or fewer
       `${'é😀'.repeat(60)}${'\u00a0\u3000'.repeat(30)}${'z'.repeat(300)}`, // pairs, Unicode spaces
       `x\ty${' '.repeat(300)}${'n\r'.repeat(200)}`,
-      `${'q'.repeat(158)}😀${'r'.repeat(400)}` // a pair where the preview is cut
+      `${'q'.repeat(158)}😀${'r'.repeat(400)}`, // a pair where the preview is cut
+      // plain text, single spaces only (read without flattening): short, cut, long, with a space at either end
+      ' plain words and single spaces ',
+      `${'w '.repeat(80)}x`,
+      ` ${'long plain text '.repeat(40)}`,
+      `${'a'.repeat(319)}  b`, // two spaces right after the first 320
+      ' ',
+      'tab\tthen  two spaces',
+      'two  spaces,  no other whitespace'
     ]
     try {
       for (const [i, content] of texts.entries()) {

@@ -90,12 +90,13 @@ function previewSql(idExpr: string): string {
 /**
  * A list page's columns over its rows `s` (the ordered walk's output, with a LEFT JOIN of `sessions par` on the
  * parent), as few values as the summary needs — each value a page hands to JS costs time (json-rows.ts), and a page
- * has 100 rows: the row's own columns (PAGE_OWN), then the facts (PAGE_FACTS): the walk's activity, start and known
- * first message, `model_config` where a parent makes it matter for the kind, the parent's end reason (NULL: no parent
- * row; 0: a parent without one), the delegate-child count and, for an untitled row, its first user message as
- * "<message id>:<first 600 characters>". Where the list index knows that message (`s.cad_first`, activity-index.ts)
- * only that row is read — checked to still be a user message of this session with content — else it is found by
- * previewSql's rule, and its id tells the index where to look next time.
+ * has 100 rows: the row's own columns (PAGE_OWN), then the facts (PAGE_FACTS): the walk's activity and start (the
+ * latter only where it is not the row's own `started_at`), `model_config` where a parent makes it matter for the kind,
+ * the parent's end reason (NULL: no parent row; 0: a parent without one), the delegate-child count and, for an
+ * untitled row, its first user message. Where the list index knows that message (`s.cad_first`, activity-index.ts)
+ * only that row is read — checked to still be a user message of this session with content — and handed over as
+ * ":<first 600 characters>"; else it is found by previewSql's rule, as "<message id>:<first 600 characters>", and
+ * its id tells the index where to look next time.
  */
 const KNOWN_FIRST = `FROM messages m WHERE m.id = s.cad_first AND m.session_id = s.id AND ${PREVIEWABLE}`
 /** The columns the list's ordered walk hands on, besides its own (`cad_act`, `cad_started`, `cad_first`). */
@@ -105,14 +106,16 @@ export const PAGE_COLS = [...PAGE_OWN, 'model_config'].map((c) => `s.${c}`).join
 interface PageFacts {
   /** The list's activity (`cad_act`, activity-index.ts): the summary's `last_activity_at`. */
   act: number
-  started: number
-  /** The first user message's id as the list index knows it. */
-  first: number | null
+  /** The list index's start, NULL where it equals the row's `started_at` (nearly every row): one number less to hand over. */
+  started: number | null
   modelConfig: Session['model_config']
   /** NULL: no parent row; 0: a parent without an end reason. */
   parentEnd: Session['end_reason'] | 0
   childCount: number
-  /** An untitled row's first user message, as "<message id>:<first 600 characters>". */
+  /**
+   * An untitled row's first user message, as ":<first 600 characters>" where the list index knew it, else as
+   * "<message id>:<first 600 characters>" (the index learns that id).
+   */
   preview: string | null
   /** A continuation's walk up its chain (sql.ts chainPathSql): "[+]<steps> <root id>". */
   walk: string | null
@@ -126,14 +129,13 @@ interface PageFacts {
 /** The facts' SQL, in the order a page row carries their values after the row's own columns. */
 const PAGE_FACTS = [
   ['act', 's.cad_act'],
-  ['started', 's.cad_started'],
-  ['first', 's.cad_first'],
+  ['started', 'NULLIF(s.cad_started, s.started_at)'],
   ['modelConfig', 'CASE WHEN s.parent_session_id IS NOT NULL THEN s.model_config END'],
   ['parentEnd', `CASE WHEN par.id IS NOT NULL THEN COALESCE(${PARENT_END('par')}, 0) END`],
   ['childCount', `(SELECT count(*) FROM ${CHILDREN} WHERE c.parent_session_id = s.id AND ${isDelegateSql('c')})`],
   [
     'preview',
-    `CASE WHEN s.title IS NULL THEN COALESCE((SELECT m.id || ':' || ${PREVIEW_CUT} ${KNOWN_FIRST}),
+    `CASE WHEN s.title IS NULL THEN COALESCE((SELECT ':' || ${PREVIEW_CUT} ${KNOWN_FIRST}),
     (SELECT m.id || ':' || ${PREVIEW_CUT} FROM messages m WHERE m.session_id = s.id AND ${PREVIEWABLE}
       ORDER BY m.timestamp, m.id LIMIT 1)) END`
   ],
@@ -171,8 +173,13 @@ const at = Object.fromEntries(
   [...PAGE_OWN, ...PAGE_FACTS.map(([name]) => name)].map((name, i) => [name, i])
 ) as IndexOf<[...typeof PAGE_OWN, ...Facts]>
 
-/** Where a page row's `cad_act`, `cad_started`, `cad_first` (then the facts) start. */
+/** Where a page row's activity (`cad_act`) is. */
 export const PAGE_ACT = at.act
+/**
+ * A page row's start as the list index orders it (the keyset's second value): handed over only where it differs
+ * from the row's own `started_at` (PageFacts.started).
+ */
+export const walkStart = (r: readonly [...PageValues, ...unknown[]]) => r[at.started] ?? r[at.started_at]
 
 /**
  * A list page row (PAGE_SELECT's values, as an array; a sorted page's carries its sort value after them) as a
@@ -192,8 +199,7 @@ export function pageRow(r: readonly [...PageValues, ...unknown[]]): {
   if (typeof preview === 'string') {
     const cut = preview.indexOf(':')
     previewRaw = preview.slice(cut + 1)
-    const id = Number(preview.slice(0, cut))
-    if (id !== r[at.first]) previewFound = id
+    if (cut > 0) previewFound = Number(preview.slice(0, cut))
   }
   const row: SummaryRow = {
     id: r[at.id],
@@ -327,8 +333,21 @@ const flatten = (text: string) => text.replace(/\s+/g, ' ').trim()
  */
 const PREVIEW_HEAD = 2 * PREVIEW_CHARS
 
+/** What flattening or the NUL's symbol would change inside a text: a NUL, whitespace but a plain space, two spaces. */
+const UNFLAT = /\0|[^\S ]| {2}/
+
 function trimPreview(text: unknown): string | null {
   if (typeof text !== 'string') return null
+  // Most first messages are plain text with single spaces, which flatten to themselves trimmed: one scan of the head,
+  // no copies (a page has dozens of untitled rows).
+  if (!text.startsWith(CONTENT_MARKER)) {
+    const head = text.length > PREVIEW_HEAD ? text.slice(0, PREVIEW_HEAD) : text
+    if (!UNFLAT.test(head)) {
+      const flat = head.trim()
+      if (flat.length > PREVIEW_CHARS) return `${flat.slice(0, PREVIEW_CHARS - 1)}…`
+      if (head === text) return flat || null
+    }
+  }
   if (text.length > PREVIEW_HEAD && !text.startsWith(CONTENT_MARKER)) {
     const head = flatten(displayContent(text.slice(0, PREVIEW_HEAD)) ?? '')
     if (head.length > PREVIEW_CHARS) return `${head.slice(0, PREVIEW_CHARS - 1)}…`
