@@ -11,7 +11,8 @@ Two parts, both by upstream's own code:
   against a scripted OpenAI-compatible provider (stdlib http.server) that streams replies carrying inline reasoning
   in the deltas given below (a tag split across chunks). Cases over real sockets: chat completions streamed (the
   content deltas the client got), the same session asked again (what the provider was sent back), not streamed,
-  Responses (not streamed and streamed), a turn whose first call is a tool call with think text, an unclosed block.
+  Responses (not streamed and streamed), a turn whose first call is a tool call with think text, an unclosed block,
+  and a model that only ever reasons (no answer outside the block).
   For each: the session's messages rows (role, content, reasoning, reasoning_content), and the title stored.
 
 Run: PYTHONPATH=/tmp/cronpylib /usr/bin/python3 scripts/golden/inline_think.py   (/tmp/cronpylib holds the `openai`
@@ -44,6 +45,7 @@ REPLIES = {
     "plain": ["<thinking>quiet plan</thinking>Plain answer."],
     "resp": ["<think>resp plan</think>", "Responses answer."],
     "unclosed": ["Before.\n", "<think>never closes ", "and runs on"],
+    "only": ["<think>all reasoning, ", "no answer</think>"],  # every time it is asked
     "tool": ["<think>I need the list.</think>"],  # plus a todo tool call
     "after_tool": ["<think>Got it.</think>", "The list is empty."],
 }
@@ -241,6 +243,12 @@ async def record(port, home):
         deltas = await stream_chat(http, base, auth, sid, [{"role": "user", "content": "unclosed please"}])
         rows, _t = rows_of(home, sid)
         out["unclosed"] = {"clientDeltas": deltas, "rows": rows, "providerCalls": len(sent(before))}
+
+        sid = "golden-think-only"
+        before = len(SEEN)
+        deltas = await stream_chat(http, base, auth, sid, [{"role": "user", "content": "only think please"}])
+        rows, _t = rows_of(home, sid)
+        out["reasoning_only"] = {"clientDeltas": deltas, "rows": rows, "providerGot": sent(before)}
     return out
 
 
