@@ -89,12 +89,18 @@ describe('Agent: loop limits and control', () => {
     kit = await makeKit([{ text: '<think>private plan</think>partial answer so far\n<think>more musing', stall: true }])
     const agent = kit.makeAgent()
     let shown = ''
+    let reasoning = ''
     const r = await agent.runTurn('start', {
       onDelta: (d) => {
-        if (d.kind === 'text' && (shown += d.text).includes('musing')) agent.interrupt()
+        if (d.kind === 'reasoning') reasoning += d.text
+        // the unclosed block after the newline is never shown: the stop lands once the reply's words are out
+        if (d.kind === 'text' && (shown += d.text).includes('so far\n')) agent.interrupt()
       }
     })
     expect(r.status).toBe('interrupted')
+    // the desk is shown the reasoning as reasoning, never a tag or a piece of one as reply text
+    expect(shown).toBe('partial answer so far\n')
+    expect(reasoning).toBe('private plan\n\nmore musing')
     expect(kit.messages('S1').map((m) => [m.role, m.content])).toEqual([
       ['user', 'start'],
       ['assistant', 'partial answer so far']

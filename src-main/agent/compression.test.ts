@@ -295,14 +295,19 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
     const opening = '[HANDOFF NOTES — a later upstream] The user planned a trip to Lisbon.'
     await kit.store.appendMessage('S1', { role: 'user', content: opening, compressedSummary: true })
     for (let i = 0; i < 3; i++) {
-      await kit.store.appendMessage('S1', { role: 'assistant', content: long(`answer ${i}`) })
+      // (an answer stored with its reasoning inline, as Caduceus stored them before: the summarizer never reads it)
+      await kit.store.appendMessage('S1', {
+        role: 'assistant',
+        content: `<think>musing ${i}</think>${long(`answer ${i}`)}`
+      })
       await kit.store.appendMessage('S1', { role: 'user', content: long(`question ${i + 1}`) })
     }
     const agent = kit.makeAgent({ compression })
     await agent.runTurn('next question')
     expect(agent.sessionId).not.toBe('S1')
     const asked = String(kit.server.requests.filter(isSummaryCall).at(-1)!.body.messages[1].content)
-    expect(asked.startsWith(`[earlier summary]: ${opening}\n\n[assistant]`)).toBe(true)
+    expect(asked.startsWith(`[earlier summary]: ${opening}\n\n[assistant]: answer 0`)).toBe(true)
+    expect(asked).not.toContain('musing')
     expect(asked).not.toContain('[user]: [HANDOFF NOTES')
     // the conversation read back carries the flag (never sent to a provider)
     expect(kit.store.getMessagesAsConversation('S1')[0]).toMatchObject({ compressedSummary: true })

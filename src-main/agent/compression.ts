@@ -12,6 +12,7 @@ import { newSessionId } from './ids'
 import { estimateTokens, sanitizeHistory, toNewMessage } from './messages'
 import { summaryPlacement } from './summary-placement'
 import { callModel } from './model-call'
+import { withoutThinkBlocks } from './think-scrub'
 import type { AgentMessage, ProviderClient, RuntimeConfig } from './providers/types'
 import type { TurnContext, Touch } from './turn-context'
 import type { Logger } from '@shared/contract/log'
@@ -285,7 +286,9 @@ function transcript(messages: AgentMessage[]): string {
       const calls = (m.tool_calls ?? [])
         .map((c) => ` (called ${c.function.name} with ${clip(c.function.arguments, 500)})`)
         .join('')
-      const said = `[${m.role}]: ${clip(earlier ? earlier.kept : (m.content ?? ''), 8000)}${calls}`
+      // an assistant's inline reasoning is scratch work, not something said: upstream keeps it from the summarizer
+      const text = earlier ? earlier.kept : (m.content ?? '')
+      const said = `[${m.role}]: ${clip(m.role === 'assistant' ? withoutThinkBlocks(text) : text, 8000)}${calls}`
       return earlier ? `${told}\n\n${said}` : said
     })
     .join('\n\n')

@@ -4,6 +4,7 @@
  * still persist what the user already saw.
  */
 import { priceOf } from './pricing'
+import { ThinkScrubber, inlineReasoning, withoutThinkBlocks } from './think-scrub'
 import { resolveCallLimits } from './providers/call-limits'
 import {
   ProviderError,
@@ -49,6 +50,17 @@ export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: Turn
   let toolCalls = 0
   let response: ProviderResponse | null = null
   const cap = resolveCallLimits(deps.runtime.limits).maxReplyChars
+  // Inline `<think>` blocks never reach the user as reply text: they stream on as reasoning (when the provider sends
+  // none of its own), and leading newlines are dropped until the reply shows something, as upstream shows it.
+  const scrub = new ThinkScrubber()
+  let shown = false
+  const show = (part: { text: string; reasoning: string }): void => {
+    if (deps.stream === false) return
+    const visible = shown ? part.text : part.text.replace(/^\n+/, '')
+    if (part.reasoning && !reasoning) ctx.emit({ kind: 'reasoning', text: part.reasoning })
+    if (visible) ctx.emit({ kind: 'text', text: visible })
+    shown ||= !!visible
+  }
   try {
     for await (const ev of deps.client.stream(req, ctx.signal)) {
       deps.touch(ev.type === 'done' ? 'model call finished' : 'receiving model stream', 'model')
@@ -57,16 +69,17 @@ export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: Turn
         const piece = ev.text.length > room ? ev.text.slice(0, Math.max(0, room)) : ev.text
         if (ev.type === 'text') text += piece
         else reasoning += piece
-        if (deps.stream !== false && piece) ctx.emit({ kind: ev.type, text: piece })
+        if (ev.type === 'text') show(scrub.feed(piece))
+        else if (deps.stream !== false && piece) ctx.emit({ kind: ev.type, text: piece })
         if (piece.length < ev.text.length) {
+          show(scrub.flush())
           // Over the cap: stop reading (leaving the loop cancels the request) and keep what fits, marked.
           const marker = `\n\n[reply truncated: the provider sent more than ${cap} characters (provider_limits.max_reply_chars)]`
-          text += marker
           if (deps.stream !== false) ctx.emit({ kind: 'text', text: marker })
           deps.log?.warn('agent', `reply on session ${deps.sessionId} cut at ${cap} characters`)
           response = {
-            text,
-            reasoning,
+            text: withoutThinkBlocks(text) + marker,
+            reasoning: reasoning || inlineReasoning(text),
             toolCalls: [],
             finishReason: 'length',
             usage: null,
@@ -79,7 +92,8 @@ export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: Turn
         toolCalls++
       } else if (ev.type === 'done') {
         // tool_call_start is not forwarded: the tool runner emits one `tool_call` delta per call, with its arguments.
-        response = ev.response
+        show(scrub.flush())
+        response = withInlineReasoning(ev.response)
       }
     }
   } catch (err) {
@@ -96,6 +110,16 @@ export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: Turn
     )
   await recordCall(deps, response, ctx)
   return response
+}
+
+/**
+ * A reply carrying its reasoning inline keeps it as upstream stores it: the content without the blocks (trimmed), the
+ * blocks' text as the reasoning unless the provider sent reasoning of its own. Neither goes back to the model as text.
+ */
+function withInlineReasoning(response: ProviderResponse): ProviderResponse {
+  const text = withoutThinkBlocks(response.text)
+  if (text === response.text) return response
+  return { ...response, text: text.trim(), reasoning: response.reasoning || inlineReasoning(response.text) }
 }
 
 async function recordCall(deps: ModelCallDeps, response: ProviderResponse, ctx: TurnContext): Promise<void> {

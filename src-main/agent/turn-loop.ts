@@ -16,7 +16,7 @@ import {
   type RuntimeConfig
 } from './providers/types'
 import { streamAttemptLimit, streamRetryWaitMs } from './stream-retry'
-import { stoppedReplyText } from './stopped-text'
+import { shownText, stoppedReplyText } from './stopped-text'
 import { runToolCalls } from './tool-runner'
 import type { ToolCallerAgent, ToolRegistry } from './tools/registry'
 import type { TurnContext } from './turn-context'
@@ -126,11 +126,12 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
           const partial = assistantMessage({ text, reasoning: err.partialReasoning, toolCalls: [] })
           await host.save(partial, ctx, { finishReason: 'interrupted' })
         }
-        return stopped(host, ctx, parts.join('') + err.partialText)
+        return stopped(host, ctx, parts.join('') + shownText(err.partialText))
       }
       const cut = CUT_KINDS.has(err.cause.kind)
       const n = err.toolCallsInFlight
-      const shown = err.partialText.trim()
+      // what the user saw of the reply: without reasoning blocks, as upstream keeps a cut reply's parts
+      const shown = stoppedReplyText(err.partialText)
       // A body that ended normally with a tool call's arguments incomplete would be cut the same way again: upstream
       // goes straight to keeping the text and asking the model to go on.
       if (cut && n && !err.cause.closedCleanly && streamRetries < STREAM_RETRIES) {
@@ -220,8 +221,8 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         if (stopped) return stopped
         continue
       }
-      if (err.partialText || err.partialReasoning) {
-        const partial = assistantMessage({ text: err.partialText, reasoning: err.partialReasoning, toolCalls: [] })
+      if (shown || err.partialReasoning) {
+        const partial = assistantMessage({ text: shown, reasoning: err.partialReasoning, toolCalls: [] })
         await host.save(partial, ctx, { finishReason: 'error' })
       }
       // Cut inside its tool calls every time, with no text to keep: the error says so and how often it was asked.

@@ -28,6 +28,24 @@ const abortGolden = JSON.parse(
   chat_ui: { next: { session: string; rows: Array<[string, string, string | null]> } }
   responses: { getDuring: { status: number; response: { status: string; output: unknown[] } } }
 }
+/** What upstream does with a model writing its reasoning inline (scripts/golden/inline_think.py). */
+type ThinkRow = [string, string, string | null, string | null, number]
+const thinkGolden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/inline-think/cases.json'), 'utf8')
+) as {
+  replies: Record<string, string[]>
+  chat_stream: { clientDeltas: string[]; rows: ThinkRow[] }
+  chat_again: {
+    clientDeltas: string[]
+    rows: ThinkRow[]
+    providerGot: Array<{ messages: Array<Record<string, unknown>> }>
+  }
+  chat_plain: { reply: { content: string }; rows: ThinkRow[] }
+  responses: { output: Array<{ content: Array<{ text: string }> }>; rows: ThinkRow[] }
+  responses_stream: { events: Array<[string, unknown]> }
+  tool_turn: { rows: ThinkRow[] }
+  unclosed: { clientDeltas: string[]; rows: ThinkRow[] }
+}
 const PY = '/usr/bin/python3'
 const withUpstream = existsSync(PY) && existsSync(join(UPSTREAM, 'hermes_state.py'))
 
@@ -53,6 +71,15 @@ beforeAll(async () => {
       const n = ++calls
       const msgs = (req.body?.messages ?? []) as Msg[]
       const text = lastUser(req)
+      // a model writing its reasoning inline, streamed in the golden's deltas (a tag cut across two)
+      const firstUser = msgs.find((m) => m.role === 'user')?.content
+      if (typeof firstUser === 'string' && firstUser.startsWith('INLINE ')) {
+        if (msgs.at(-1)?.role === 'tool') return { deltas: thinkGolden.replies.after_tool, text: 'x' }
+        const key = text.split(' ')[1]!
+        const deltas = thinkGolden.replies[key]!
+        const toolCalls = key === 'tool' ? [{ name: 'no_such_tool', arguments: {} }] : undefined
+        return { deltas, text: deltas.join(''), toolCalls }
+      }
       if (text.startsWith('### Task:')) return { text: `{ "title": "Task answer ${n}" }` }
       if (msgs.at(-1)?.role === 'tool') return { text: `checked, answer ${n}` }
       // (the last paragraph: a user message left unanswered runs together with the next one on the wire)
@@ -440,6 +467,92 @@ describe('a resent history stays one session', () => {
       { role: 'user', content: 'ok' }
     ])
     expect(b.sid).toBe(a.sid)
+  })
+})
+
+describe('a model writing its reasoning inline (<think>…</think> in the content), as upstream (golden inline-think)', () => {
+  const rowsOf = (sid: string): ThinkRow[] =>
+    db()
+      .prepare<[string], { role: string; content: string; reasoning: string | null; rc: string | null; calls: number }>(
+        'SELECT role, content, reasoning, reasoning_content AS rc, tool_calls IS NOT NULL AS calls FROM messages WHERE session_id = ? ORDER BY id'
+      )
+      .all(sid)
+      .map((r) => [r.role, r.content, r.reasoning, r.rc, r.calls])
+  /** The golden's rows with our user text in place of upstream's (its tool result is its own tool's). */
+  const expected = (rows: ThinkRow[], asks: string[]) => {
+    let n = 0
+    return rows.map((r): ThinkRow => (r[0] === 'user' ? ['user', asks[n++]!, null, null, 0] : r))
+  }
+  async function deltasOf(messages: OpenAI.ChatCompletionMessageParam[], sid: string) {
+    const stream = await client.chat.completions.create(
+      { model: 'hermes-agent', messages, stream: true },
+      { headers: { 'X-Hermes-Session-Id': sid } }
+    )
+    const got: string[] = []
+    for await (const chunk of stream) if (chunk.choices?.[0]?.delta?.content) got.push(chunk.choices[0].delta.content)
+    return got
+  }
+
+  it('streams only the reply, stores the block as reasoning, and sends the next turn the reply alone', async () => {
+    const sid = 'inline-think-chat'
+    const ask = 'INLINE sum please'
+    const got = await deltasOf([{ role: 'user', content: ask }], sid)
+    // no delta carries a tag or a piece of one; the text is upstream's
+    expect(got.join('')).toBe(thinkGolden.chat_stream.clientDeltas.join(''))
+    expect(got.some((d) => d.includes('<') || d.includes('>'))).toBe(false)
+    expect(rowsOf(sid)).toEqual(expected(thinkGolden.chat_stream.rows, [ask]))
+    const before = provider.requests.length
+    const again = await deltasOf(
+      [
+        { role: 'user', content: ask },
+        { role: 'assistant', content: got.join('') },
+        { role: 'user', content: 'INLINE again' }
+      ],
+      sid
+    )
+    expect(again.join('')).toBe(thinkGolden.chat_again.clientDeltas.join(''))
+    const given = (provider.requests[before]!.body.messages as Array<Record<string, unknown>>).filter(
+      (m) => m.role !== 'system'
+    )
+    const [, upstreamAssistant] = thinkGolden.chat_again.providerGot[0]!.messages
+    expect(given[1]).toEqual(upstreamAssistant)
+    expect(rowsOf(sid)).toEqual(expected(thinkGolden.chat_again.rows, [ask, 'INLINE again']))
+  })
+
+  it('a reply not streamed, and Responses (streamed or not), carry the reply without the block', async () => {
+    const plain = await chat([{ role: 'user', content: 'INLINE plain' }], { 'X-Hermes-Session-Id': 'inline-plain' })
+    expect(plain.data.choices[0]!.message.content).toBe(thinkGolden.chat_plain.reply.content)
+    expect(rowsOf('inline-plain')).toEqual(expected(thinkGolden.chat_plain.rows, ['INLINE plain']))
+    const { data, response } = await client.responses
+      .create({ model: 'hermes-agent', input: 'INLINE resp' })
+      .withResponse()
+    expect(data.output_text).toBe(thinkGolden.responses.output[0]!.content[0]!.text)
+    expect(rowsOf(response.headers.get('x-hermes-session-id')!)).toEqual(
+      expected(thinkGolden.responses.rows, ['INLINE resp'])
+    )
+    const stream = await client.responses.create({ model: 'hermes-agent', input: 'INLINE resp streamed', stream: true })
+    const deltas: string[] = []
+    let done = ''
+    for await (const ev of stream) {
+      if (ev.type === 'response.output_text.delta') deltas.push(ev.delta)
+      if (ev.type === 'response.completed') done = ev.response.output_text
+    }
+    const upstreamDeltas = thinkGolden.responses_stream.events.filter((e) => e[0] === 'delta').map((e) => e[1])
+    expect(deltas.join('')).toBe(upstreamDeltas.join(''))
+    expect(done).toBe(upstreamDeltas.join(''))
+  })
+
+  it("a tool-call turn's think text is its reasoning, and an unclosed block is never shown or stored", async () => {
+    await deltasOf([{ role: 'user', content: 'INLINE tool please' }], 'inline-tool')
+    const rows = rowsOf('inline-tool')
+    const golden = thinkGolden.tool_turn.rows
+    // (the tool's result is our tool's, not upstream's todo)
+    expect(rows.map((r) => (r[0] === 'tool' ? r[0] : r))).toEqual(
+      expected(golden, ['INLINE tool please']).map((r) => (r[0] === 'tool' ? r[0] : r))
+    )
+    const got = await deltasOf([{ role: 'user', content: 'INLINE unclosed please' }], 'inline-unclosed')
+    expect(got.join('')).toBe(thinkGolden.unclosed.clientDeltas.join(''))
+    expect(rowsOf('inline-unclosed')).toEqual(expected(thinkGolden.unclosed.rows, ['INLINE unclosed please']))
   })
 })
 

@@ -36,7 +36,7 @@ export function writeOpenAIStream(res: ServerResponse, reply: ScriptReply, body:
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
   chunk({ role: 'assistant', content: '' })
   for (const r of pieces(reply.reasoning ?? '')) chunk({ reasoning_content: r })
-  for (const t of pieces(reply.text ?? '')) chunk({ content: t })
+  for (const t of reply.deltas ?? pieces(reply.text ?? '')) chunk({ content: t })
   if (reply.malformed === 'bad-json') sse(res, '{"choices": [ {"delta": {"content": "oops"')
   if (reply.malformed === 'bad-choices') sse(res, { ...base, choices: 'not-a-list' })
   ;(reply.toolCalls ?? []).forEach((call, index) => {

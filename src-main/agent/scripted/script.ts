@@ -17,6 +17,8 @@ export interface ScriptedUsage {
 
 export interface ScriptReply {
   text?: string
+  /** Stream `text` in exactly these content deltas (their join is the text), e.g. a tag cut across two. */
+  deltas?: string[]
   reasoning?: string
   toolCalls?: ScriptedToolCall[]
   usage?: ScriptedUsage
