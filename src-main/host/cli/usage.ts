@@ -64,6 +64,8 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus memory setup PROVIDER | off                      activate a provider (not interactive: named here, as
                                                            hermes memory setup PROVIDER) | built-in memory only
   caduceus memory reset [--target all|memory|user] [--yes]  erase MEMORY.md / USER.md (asks unless --yes)
+  caduceus memory pending | approve|reject ID|all           the agent's writes staged for approval: list,
+                                                            apply or drop them (hermes: /memory pending)
   caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
   caduceus --version | -V                                   the version
   caduceus --help | -h                                      this text
