@@ -1,5 +1,5 @@
 import { create } from 'zustand'
-import { useEffect } from 'react'
+import { useEffect, useRef } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import type { MemoryEntryEdit, MemoryEvent, MemoryEventKind, ProviderHealth, RequestInput } from '@shared/contract'
 import { getApi } from '../api'
@@ -233,7 +233,11 @@ const pendingQuery = (profile: string) =>
 export function usePendingWrites(profile: string, count: number) {
   const q = useQuery({ ...pendingQuery(profile), enabled: count > 0 })
   const { refetch } = q
+  // a count that changed once the list is on screen (the first read is the query's own)
+  const seen = useRef(count)
   useEffect(() => {
+    if (seen.current === count) return
+    seen.current = count
     if (count > 0) void refetch()
   }, [count, refetch])
   return { items: count > 0 ? (q.data?.items ?? []) : [], error: q.error ? errorMessage(q.error) : null }
