@@ -4,7 +4,7 @@
 // `remove`, and each command's first line is upstream's (a script reads the job id from `Created job: ID`).
 // The commands run through runCli in this process (test/helpers/cli-in-process.ts); the built binary's own process
 // reaching `cron` (exit code, streams) is test/cli-run.test.ts's.
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -162,5 +162,39 @@ describe('cron list --all and cron add, as hermes cron', { timeout: 120_000 }, (
     }
     expect((await cli(dir, 'cron', 'edit', N.jobs.both, '--prompt', '')).code).toBe(0)
     expect(stored('both')).toEqual(N.cleared.both)
+  })
+})
+
+// `cron create --skill (repeated) --script --no-agent --workdir`, line for line as upstream's own `hermes cron create`
+// took or refused them (scripts/golden/cron_create_flags.py → test/fixtures/upstream/cron-create-flags): the same lines
+// accepted, the same refused, and jobs.json holding the same fields upstream's create wrote.
+describe('cron create with upstream’s job flags', () => {
+  const F = JSON.parse(readFileSync(join(repo, 'test/fixtures/upstream/cron-create-flags/cases.json'), 'utf8')) as {
+    cases: Array<{ name: string; argv: string[]; refused: boolean; job?: Record<string, unknown> }>
+  }
+  it.each(F.cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const tmp = mkdtempSync(join(tmpdir(), 'cad-cron-create-flags-'))
+    made.push(tmp)
+    const h = join(tmp, 'home')
+    mkdirSync(join(h, 'scripts'), { recursive: true })
+    writeFileSync(join(h, 'scripts', 'watch.sh'), 'echo ok\n')
+    mkdirSync(join(tmp, 'work'))
+    writeFileSync(join(tmp, 'notes.txt'), 'x')
+    const argv = c.argv.map((a) => a.replace('<DIR>', join(tmp, 'work')).replace('<FILE>', join(tmp, 'notes.txt')))
+    const r = await cli(h, 'cron', 'create', ...argv)
+    const file = join(h, 'cron', 'jobs.json')
+    const jobs = existsSync(file)
+      ? (JSON.parse(readFileSync(file, 'utf8')) as { jobs: Record<string, unknown>[] }).jobs
+      : []
+    if (c.refused) {
+      expect({ code: r.code, jobs }).toEqual({ code: 1, jobs: [] })
+      expect(r.stderr).toMatch(/^caduceus cron: /)
+      return
+    }
+    expect(r.code).toBe(0)
+    const job = jobs[0]!
+    const got = Object.fromEntries(Object.keys(c.job!).map((k) => [k, job[k]]))
+    if (typeof got.workdir === 'string') got.workdir = got.workdir.replace(join(tmp, 'work'), '<DIR>')
+    expect(got).toEqual(c.job)
   })
 })

@@ -4,7 +4,7 @@
 // own config loader on the config.yaml files Caduceus wrote (and to index a NUL-holding message with upstream's
 // SQLite), once for upstream's SQLite's FTS integrity-check after Caduceus's optimize.
 import { execFileSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -261,10 +261,13 @@ describe('usage errors exit 2, as argparse', () => {
       })
       expect(r.stderr).toMatch(says)
     }
-    for (const flag of ['--skill', '--script', '--workdir', '--add-skill', '--remove-skill'])
+    // `hermes cron edit`'s skill and mode flags (create takes --skill --script --no-agent --workdir: cli-cron-upstream-flags)
+    for (const flag of ['--add-skill', '--remove-skill'])
       await oneLine(['cron', 'create', 'every 1h', 'hi', flag, 'x'], new RegExp(`hermes cron create\\|edit ${flag}`))
-    for (const flag of ['--no-agent', '--agent', '--clear-skills'])
+    for (const flag of ['--agent', '--clear-skills'])
       await oneLine(['cron', 'edit', 'some-job', flag], new RegExp(`hermes cron create\\|edit ${flag}`))
+    for (const flag of ['--no-agent', '--workdir=/tmp', '--skill=x'])
+      await oneLine(['cron', 'edit', 'some-job', flag], /set them with `hermes cron edit`/)
     expect(existsSync(join(h, 'cron'))).toBe(false)
     await oneLine(['profile', 'list'], /--profile NAME .*hermes profile/)
     await oneLine(['sessions', 'browse'], /caduceus sessions list or sessions search/)
@@ -301,5 +304,45 @@ describe('a home that cannot be one', () => {
       1,
       `caduceus run: the home ${file} (--home) is a file, not a folder\n`
     ])
+  })
+})
+
+// `caduceus memory pending|approve|reject` on records upstream's own memory tool staged
+// (test/fixtures/upstream/memory-write-approval/approve.json, scripts/golden/memory_write_approval.py)
+describe('caduceus memory pending / approve / reject', () => {
+  const decided = JSON.parse(readFileSync(join(FIX, 'memory-write-approval/approve.json'), 'utf8')) as {
+    start: string
+    cases: Array<{ name: string; record: { id: string }; files: Record<string, string | null> }>
+  }
+  const rec = (name: string) => decided.cases.find((c) => c.name === name)!
+
+  it('lists the staged writes, applies them as upstream applies them, keeps a refused one, drops on reject', async () => {
+    const h = tmp('cad-memory-pending-')
+    mkdirSync(join(h, 'memories'))
+    writeFileSync(join(h, 'memories', 'MEMORY.md'), decided.start)
+    writeFileSync(join(h, 'config.yaml'), 'memory:\n  write_approval: true\n')
+    const dir = join(h, 'pending', 'memory')
+    mkdirSync(dir, { recursive: true })
+    const add = rec('approve add')
+    const noMatch = rec('approve replace no match')
+    for (const c of [add, noMatch]) writeFileSync(join(dir, `${c.record.id}.json`), JSON.stringify(c.record))
+    const listed = await cli(h, 'memory', 'pending')
+    expect(listed).toMatchObject({ code: 0 })
+    expect(listed.stdout).toContain(`${add.record.id}  add to memory: User prefers metric units.`)
+    expect(listed.stdout).toContain(noMatch.record.id)
+    // `all`: the add lands, the replace matching no entry is refused and stays staged
+    const all = await cli(h, 'memory', 'approve', 'all')
+    expect(all).toMatchObject({ code: 1, stdout: `Applied staged memory write ${add.record.id}.\n` })
+    expect(all.stderr).toContain(`${noMatch.record.id}: `)
+    expect(readFileSync(join(h, 'memories', 'MEMORY.md'), 'utf8')).toBe(add.files['MEMORY.md'])
+    expect(readdirSync(dir)).toEqual([`${noMatch.record.id}.json`])
+    expect(await cli(h, 'memory', 'approve')).toMatchObject({ code: 2 })
+    expect(await cli(h, 'memory', 'reject', noMatch.record.id)).toMatchObject({ code: 0 })
+    expect(readdirSync(dir)).toEqual([])
+    expect(await cli(h, 'memory', 'pending')).toMatchObject({
+      code: 0,
+      stdout: 'No memory writes wait for approval.\n'
+    })
+    expect(readFileSync(join(h, 'memories', 'MEMORY.md'), 'utf8')).toBe(add.files['MEMORY.md'])
   })
 })

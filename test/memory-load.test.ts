@@ -13,7 +13,7 @@ import {
 } from '../src-main/agent/scripted'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
-import { readEntries } from '../src-main/memory'
+import { readEntries } from '../src-main/memory/builtin-store'
 
 const TURNS = 50
 let root: string

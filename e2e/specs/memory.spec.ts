@@ -246,11 +246,42 @@ test('a USER.md that is not UTF-8 is shown read-only with why, with no Edit / Re
     join(pending, 'a1b2c3d4.json'),
     JSON.stringify({ id: 'a1b2c3d4', subsystem: 'memory', payload: staged })
   )
+  // and one upstream's own memory tool staged, as it wrote it
+  const upstream = (
+    JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/memory-write-approval/approve.json'), 'utf8')
+    ) as { cases: Array<{ name: string; record: { id: string; payload: { content: string } } }> }
+  ).cases.find((c) => c.name === 'approve add')!.record
+  writeFileSync(join(pending, `${upstream.id}.json`), JSON.stringify(upstream, null, 2))
   await shell.selectProfile('work')
   await memory.open()
   await memory.target('user')
   await expect(memory.entries).toHaveCount(2)
-  await expect(page.getByTestId('memory-pending')).toContainText('1 change by the agent waits for your approval')
+  const review = page.getByTestId('memory-pending')
+  await expect(review).toContainText('2 changes by the agent wait for your approval')
+  // each shown in full, with the file it is for, and scanned by axe in every theme
+  const item = (id: string) => review.locator(`[data-testid="memory-pending-item"][data-id="${id}"]`)
+  await expect(item('a1b2c3d4')).toContainText('Add · USER.md')
+  await expect(item('a1b2c3d4')).toContainText('Name: Dana')
+  await expect(item(upstream.id)).toContainText('Add · MEMORY.md')
+  await expect(item(upstream.id)).toContainText(upstream.payload.content)
+  const found: Record<string, AxeViolation[]> = {}
+  await scanThemes(page, 'memory-pending', found, '[data-testid="memory-entries"]')
+  expect(found).toEqual({})
+  // Approve writes it to MEMORY.md as upstream's approve does; Reject drops the other; both records are gone
+  await item(upstream.id)
+    .getByRole('button', { name: `Approve staged write ${upstream.id}` })
+    .click()
+  await expect(item(upstream.id)).toHaveCount(0)
+  await expect(review).toContainText('1 change by the agent waits for your approval')
+  await item('a1b2c3d4').getByRole('button', { name: 'Reject staged write a1b2c3d4' }).click()
+  await expect(review).toHaveCount(0)
+  expect(readFileSync(join(host.root, 'profiles', 'work', 'memories', 'MEMORY.md'), 'utf8')).toBe(
+    `Standup: café at nine\n§\n${upstream.payload.content}`
+  )
+  await memory.target('memory')
+  await expect(memory.entries.filter({ hasText: upstream.payload.content })).toHaveCount(1)
+  await memory.target('user')
   await expect(page.getByTestId('memory-entries-readonly')).toContainText('is not valid UTF-8')
   await expect(page.getByTestId('memory-entries-readonly')).toContainText(file)
   await expect(page.getByTestId('memory-entry-remove')).toHaveCount(0)

@@ -5,6 +5,10 @@ schema v21, commit 9a75ff049b020ab5b24f76892f50f59064811028: tools/memory_tool.p
 
   /usr/bin/python3 scripts/golden/memory_write_approval.py        # HERMES_UPSTREAM defaults to /work/upstream
 
+Approving and rejecting (hermes_cli/write_approval_commands.py, the `/memory approve|reject <id>` handler, and
+apply_memory_pending): approve.json holds per case the record upstream staged (whole, as a file in pending/memory),
+the handler's answer, the pending ids left, and MEMORY.md / USER.md after the decision.
+
 Each case runs in a fresh home (MEMORY.md holding one entry) with config.yaml's `memory.write_approval` set to a
 value as a user writes it, then one memory tool call. Writes test/fixtures/upstream/memory-write-approval/cases.json:
 per case the answer (pending_id left out: a random id), the pending records the home then holds (id and created_at
@@ -74,12 +78,65 @@ def run(switch, call):
         return {"answer": answer, "pending": records, "files": files}
 
 
+DECIDE = """
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+from tools.memory_tool import load_on_disk_store, memory_tool
+from tools import write_approval as wa
+from hermes_cli.write_approval_commands import handle_pending_subcommand
+store = load_on_disk_store()
+staged = json.loads(memory_tool(store=store, **json.loads(sys.argv[2])))
+record = wa.get_pending(wa.MEMORY, staged["pending_id"])
+answer = handle_pending_subcommand(wa.MEMORY, [sys.argv[3], record["id"]], memory_store=load_on_disk_store())
+print(json.dumps({"record": record, "answer": answer, "left": [r["id"] for r in wa.list_pending(wa.MEMORY)]}))
+"""
+DECISIONS = [
+    ("approve add", "approve", CALLS[0][1], ""),
+    ("approve add user", "approve", CALLS[1][1], ""),
+    ("approve replace", "approve", CALLS[2][1], ""),
+    ("approve remove", "approve", CALLS[3][1], ""),
+    ("approve batch", "approve", {"target": "memory", "operations": [
+        {"action": "remove", "old_text": "Fridays"},
+        {"action": "add", "content": "Deploys happen on Thursdays."},
+    ]}, ""),
+    # refused when applied: the record stays
+    ("approve batch refused", "approve", CALLS[5][1], ""),
+    ("approve replace no match", "approve", {"action": "replace", "target": "memory", "old_text": "Mondays", "content": "x"}, ""),
+    ("approve over limit", "approve", CALLS[0][1], "  memory_char_limit: 40\n"),
+    ("reject add", "reject", CALLS[0][1], ""),
+]
+
+
+def decide(verb, call, extra):
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        (home / "memories").mkdir()
+        (home / "memories" / "MEMORY.md").write_text(START)
+        (home / "config.yaml").write_text(f"memory:\n  write_approval: true\n{extra}")
+        out = subprocess.run(
+            ["/usr/bin/python3", "-c", DECIDE, UPSTREAM, json.dumps(call), verb],
+            env={**os.environ, "HERMES_HOME": str(home)}, capture_output=True, text=True, check=True,
+        )
+        res = json.loads(out.stdout.strip().splitlines()[-1])
+        res["files"] = {
+            name: (home / "memories" / name).read_text() if (home / "memories" / name).exists() else None
+            for name in ("MEMORY.md", "USER.md")
+        }
+        return res
+
+
 def main():
     cases = [{"name": name, "switch": "true", "call": call, **run("true", call)} for name, call in CALLS]
     switches = [{"switch": s, **run(s, CALLS[0][1])} for s in SWITCHES]
     DEST.mkdir(parents=True, exist_ok=True)
     out = {"upstream_commit": upstream_commit(), "start": START, "cases": cases, "switches": switches}
     (DEST / "cases.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    decisions = [
+        {"name": name, "decision": verb, "config": f"memory:\n  write_approval: true\n{extra}", **decide(verb, call, extra)}
+        for name, verb, call, extra in DECISIONS
+    ]
+    approve = {"upstream_commit": upstream_commit(), "start": START, "cases": decisions}
+    (DEST / "approve.json").write_text(json.dumps(approve, indent=1, ensure_ascii=False) + "\n")
     print(json.dumps(out, indent=1, ensure_ascii=False)[:6000])
 
 

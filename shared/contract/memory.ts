@@ -115,6 +115,40 @@ export const MemoryEntryEdit = z.discriminatedUnion('op', [
 ])
 export type MemoryEntryEdit = z.infer<typeof MemoryEntryEdit>
 
+/**
+ * A memory write the agent staged for the user's approval (config.yaml's memory.write_approval), read from
+ * `pending/memory/<id>.json`. A record that cannot be applied (not JSON, no payload, an unknown action) carries only
+ * its id and what is wrong with it: it can be rejected, never approved.
+ */
+const PendingOp = z.object({ action: z.string(), content: z.string().nullable(), oldText: z.string().nullable() })
+export const PendingMemoryWrite = z.union([
+  z.object({
+    id: z.string(),
+    target: MemoryTarget,
+    action: z.enum(['add', 'replace', 'remove', 'batch']),
+    /** The one-line account the staging program wrote. */
+    summary: z.string(),
+    /** `foreground` or `background_review` (upstream's self-improvement review). */
+    origin: z.string(),
+    /** ms since the epoch; null when the record has no time. */
+    createdAt: z.number().nullable(),
+    /** The session whose agent asked (Caduceus's records; upstream's do not say). */
+    sessionId: z.string().nullable(),
+    content: z.string().nullable().optional(),
+    oldText: z.string().nullable().optional(),
+    operations: z.array(PendingOp).optional()
+  }),
+  z.object({ id: z.string(), problem: z.string() })
+])
+export type PendingMemoryWrite = z.infer<typeof PendingMemoryWrite>
+export const PendingMemoryDecision = z.object({
+  profile: ProfileName,
+  id: z.string().min(1).max(200),
+  decision: z.enum(['approve', 'reject'])
+})
+/** `error`: the write was refused when applied (its record stays, as upstream keeps it). */
+export const PendingMemoryResult = z.object({ id: z.string(), error: z.string().optional() })
+
 export const ProviderHealth = z.object({
   profile: ProfileName,
   provider: z.string(),

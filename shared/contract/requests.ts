@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { pricesRequests } from './prices'
-import { ProfileScope } from './common'
+import { ProfileName, ProfileScope } from './common'
 import {
   MessagePage,
   MessageText,
@@ -54,7 +54,10 @@ import {
   MemoryEntryEdit,
   MemoryEventPage,
   MemoryEventQuery,
-  MemoryHealth
+  MemoryHealth,
+  PendingMemoryDecision,
+  PendingMemoryResult,
+  PendingMemoryWrite
 } from './memory'
 import { memoryProviderRequests } from './memory-providers'
 
@@ -131,6 +134,13 @@ export const requests = {
   'memory.entries': { input: MemoryEntriesQuery, output: MemoryEntries },
   /** Add / replace / remove a built-in memory entry, scoped to that profile only. */
   'memory.edit': { input: MemoryEntryEdit, output: MemoryEntries },
+  /** The agent's memory writes staged for approval (memory.write_approval) in one profile, oldest first. */
+  'memory.pending': {
+    input: z.object({ profile: ProfileName }),
+    output: z.object({ items: z.array(PendingMemoryWrite) })
+  },
+  /** Approve (apply to MEMORY.md / USER.md) or reject one staged memory write of one profile. */
+  'memory.decidePending': { input: PendingMemoryDecision, output: PendingMemoryResult },
   /** Per-provider health. */
   'memory.health': { input: z.object({ profile: ProfileScope.default('all') }), output: MemoryHealth },
   ...sessionsAdminRequests,

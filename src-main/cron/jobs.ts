@@ -11,10 +11,11 @@ import { timeZoneOf } from './time-zone'
 import { loadConfig, readSection } from '../config'
 import { customProviderNames, providerIdentity } from './provider-identity'
 import { promptRefusal } from './prompt-guard'
+import { normalSkills, validScript, validWorkdir, type JobFields } from './job-fields'
 
 export class JobNotFoundError extends Error {}
 
-export interface JobInput {
+export interface JobInput extends JobFields {
   schedule: string
   prompt: string
   name?: string
@@ -92,22 +93,33 @@ export function listJobs(home: string): RawJob[] {
 export async function createJob(home: string, input: JobInput, now = Date.now()): Promise<RawJob> {
   const timeZone = timeZoneOf(home)
   const schedule = parseSchedule(input.schedule, { now, timeZone })
-  const prompt = validPrompt(input.prompt)
+  // As upstream's create: a no-agent job is its script; any other needs a prompt or a skill to run.
+  const skills = normalSkills(input.skills)
+  const noAgent = input.noAgent === true
+  const given = String(input.prompt ?? '').trim()
+  if (noAgent && !(input.script ?? '').trim())
+    throw new Error('A job with --no-agent runs its script and nothing else: it needs --script')
+  if (!noAgent && !given && !skills.length) throw new Error('A cron job needs a prompt or at least one skill')
+  const prompt = given ? validPrompt(given) : ''
+  const script = validScript(home, input.script)
+  const workdir = validWorkdir(input.workdir)
   // As upstream's create_job: no count, or one of 0 or less, is forever; a one-shot's forever is one run.
   const times = countOf(input.repeat) ?? (schedule.kind === 'once' ? 1 : null)
+  // unnamed: its prompt, else its first skill, else a no-agent job's script (upstream's label)
+  const label = prompt || skills[0] || (noAgent ? script : null) || 'cron job'
   const job: RawJob = {
     id: newJobId(),
-    name: input.name?.trim() || prompt.slice(0, 50).trim(),
+    name: input.name?.trim() || Array.from(label).slice(0, 50).join('').trim(),
     prompt,
-    skills: [],
-    skill: null,
+    skills,
+    skill: skills[0] ?? null,
     model: input.model ?? null,
     provider: null,
     provider_snapshot: null,
     model_snapshot: null,
     base_url: null,
-    script: null,
-    no_agent: false,
+    script,
+    no_agent: noAgent,
     context_from: null,
     schedule,
     schedule_display: schedule.display,
@@ -125,7 +137,7 @@ export async function createJob(home: string, input: JobInput, now = Date.now())
     deliver: input.deliver?.trim() || 'local',
     origin: null,
     enabled_toolsets: null,
-    workdir: null
+    workdir
   }
   Object.assign(job, inferenceSnapshots(home, job))
   await updateJobs(home, (file, changed) => {

@@ -100,10 +100,11 @@ export async function runMemoryTool(
   home: string,
   args: Record<string, unknown>,
   limits: MemoryLimits = DEFAULT_MEMORY_LIMITS,
-  failures: FailureCount = { n: 0 }
+  failures: FailureCount = { n: 0 },
+  sessionId?: string
 ): Promise<string> {
   try {
-    const reply = await memoryCall(home, args, limits)
+    const reply = await memoryCall(home, args, limits, { sessionId })
     if (reply.success === true) failures.n = 0
     else if (isConsolidationFailure(reply) && ++failures.n > MAX_CONSOLIDATION_FAILURES)
       return JSON.stringify({
@@ -119,7 +120,30 @@ export async function runMemoryTool(
   }
 }
 
-async function memoryCall(home: string, args: Record<string, unknown>, limits: MemoryLimits): Promise<Reply> {
+/**
+ * Replays a write the user approved (a pending record's payload), as upstream's approve does: straight to the store
+ * with its own limits, refusals and lock, never staged again. The answer says whether it was applied.
+ */
+export async function applyStagedWrite(
+  home: string,
+  payload: { action: string; target: 'memory' | 'user'; content?: unknown; old_text?: unknown; operations?: unknown[] },
+  limits: MemoryLimits
+): Promise<Reply> {
+  const { action, target } = payload
+  if (action === 'batch') return applyBatch(home, target, payload.operations ?? [], limits[target])
+  // upstream reads a missing or null text as ''
+  const text = (v: unknown) => (typeof v === 'string' ? v : '')
+  const args = { action, target, content: text(payload.content), old_text: text(payload.old_text) }
+  return memoryCall(home, args, limits, null)
+}
+
+async function memoryCall(
+  home: string,
+  args: Record<string, unknown>,
+  limits: MemoryLimits,
+  /** Where a staged write says it came from; null: the user approved this write, it is not staged again. */
+  gate: { sessionId?: string } | null
+): Promise<Reply> {
   const { action } = args
   const target = args.target ?? 'memory'
   if (target !== 'memory' && target !== 'user')
@@ -128,7 +152,7 @@ async function memoryCall(home: string, args: Record<string, unknown>, limits: M
   if (pyTruthy(args.operations)) {
     if (!Array.isArray(args.operations))
       return { error: 'operations must be a list of {action, content?, old_text?} objects.', success: false }
-    if (memoryWriteApproval(home)) return stageMemoryWrite(home, target, args)
+    if (gate && memoryWriteApproval(home)) return stageMemoryWrite(home, target, args, gate.sessionId)
     return applyBatch(home, target, args.operations as unknown[], limits[target])
   }
   const limit = limits[target]
@@ -148,7 +172,7 @@ async function memoryCall(home: string, args: Record<string, unknown>, limits: M
     return fail(`No action '${pyRepr(action)}': use add, replace or remove.`)
   // A well-formed write waits for the user's approval when config.yaml asks for it (checked, as upstream checks it,
   // when the write is approved and replayed)
-  if (memoryWriteApproval(home)) return stageMemoryWrite(home, target, args)
+  if (gate && memoryWriteApproval(home)) return stageMemoryWrite(home, target, args, gate.sessionId)
 
   let text = ''
   if (action !== 'remove') {

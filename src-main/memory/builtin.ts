@@ -35,6 +35,8 @@ const RULE = '═'.repeat(46)
 export class BuiltinMemoryProvider extends MemoryProvider {
   readonly name = BUILTIN_PROVIDER_NAME
   private home: string | null = null
+  /** The session the tool writes for, named in a write it stages for approval. */
+  private sessionId: string | undefined
   private snapshot: Record<MemoryTarget, string[]> = { memory: [], user: [] }
   private readonly limits: MemoryLimits
   /** Consolidation refusals in the current turn (the tool's per-turn cap). */
@@ -58,7 +60,8 @@ export class BuiltinMemoryProvider extends MemoryProvider {
     return true
   }
 
-  initialize(_sessionId: string, options: InitializeOptions): void {
+  initialize(sessionId: string, options: InitializeOptions): void {
+    this.sessionId = sessionId
     this.home = options.hermesHome
     this.snapshot = { memory: [], user: [] }
     this.refreshSnapshot()
@@ -71,7 +74,7 @@ export class BuiltinMemoryProvider extends MemoryProvider {
   async handleToolCall(toolName: string, args: Record<string, unknown>, _kwargs?: ToolCallKwargs): Promise<string> {
     if (toolName !== MEMORY_TOOL_NAME) return JSON.stringify({ success: false, error: `unknown tool '${toolName}'` })
     if (!this.home) return JSON.stringify({ success: false, error: 'memory is not initialized for this profile' })
-    return runMemoryTool(this.home, args, this.limits, this.failures)
+    return runMemoryTool(this.home, args, this.limits, this.failures, this.sessionId)
   }
 
   onTurnStart(): void {

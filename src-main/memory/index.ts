@@ -4,16 +4,10 @@
  */
 export { memoryToolDefinitions } from './tools'
 export { buildMemoryContextBlock } from './context-fence'
-export {
-  readEntries,
-  editEntry,
-  memoryFileProblem,
-  memoryFileProblems,
-  memoryUsage,
-  removeMemoryFile
-} from './builtin-store'
+export { editEntry, memoryFileProblems, memoryUsage, removeMemoryFile } from './builtin-store'
+export { memoryEntriesView } from './entries-view'
 export { MemoryActivityHub } from './activity-hub'
-export { pendingMemoryWrites } from './write-approval'
+export { listPendingMemoryWrites, decidePendingMemoryWrite } from './pending-writes'
 export {
   buildMemoryManagerForAgent,
   type AgentMemory,

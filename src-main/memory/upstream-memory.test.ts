@@ -165,8 +165,12 @@ describe("memory.write_approval: a write waits in upstream's pending store", () 
     const dir = join(h, 'pending', 'memory')
     const files = existsSync(dir) ? readdirSync(dir).sort() : []
     const records = files.map((f) => {
-      const { id, created_at, ...rest } = JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>
-      expect([`${String(id)}.json`, typeof created_at]).toEqual([f, 'number'])
+      const { id, created_at, session_id, ...rest } = JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<
+        string,
+        unknown
+      >
+      // Caduceus's one key more (upstream's reader passes it by): the session whose agent asked
+      expect([`${String(id)}.json`, typeof created_at, session_id]).toEqual([f, 'number', 's'])
       expect(r.pending_id).toBe(id)
       return rest
     })
@@ -195,6 +199,94 @@ describe("memory.write_approval: a write waits in upstream's pending store", () 
         await withHomeOverride(h, () => m.handleToolCall('memory', c.call))
       const staged = approval.cases.filter((x) => x.answer.staged).length
       expect(await entries()).toMatchObject({ ok: true, output: { entries: [approval.start], pending: staged } })
+    } finally {
+      await host.close()
+    }
+  })
+
+  // approve.json: records staged by upstream's own memory tool, and what its `/memory approve|reject <id>` left
+  const decided = JSON.parse(
+    readFileSync(
+      resolve(import.meta.dirname, '../../test/fixtures/upstream/memory-write-approval/approve.json'),
+      'utf8'
+    )
+  ) as {
+    start: string
+    cases: Array<{
+      name: string
+      decision: 'approve' | 'reject'
+      config: string
+      record: { id: string; payload: Record<string, unknown> }
+      answer: string
+      left: string[]
+      files: Record<string, string | null>
+    }>
+  }
+  it.each(decided.cases.map((c) => [c.name, c] as const))(
+    'the Memory page decides a write upstream staged as upstream does: %s',
+    async (_name, c) => {
+      const h = home(c.config, { 'MEMORY.md': decided.start })
+      const dir = join(h, 'pending', 'memory')
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(join(dir, `${c.record.id}.json`), JSON.stringify(c.record, null, 2))
+      const host = await createHost({ home: h, headless: true, live: false, log: createLogger() })
+      try {
+        const listed = await host.dispatcher.invoke('memory.pending', { profile: 'default' })
+        expect(listed).toMatchObject({ ok: true, output: { items: [{ id: c.record.id, sessionId: null }] } })
+        const r = await host.dispatcher.invoke('memory.decidePending', {
+          profile: 'default',
+          id: c.record.id,
+          decision: c.decision
+        })
+        // upstream's answer lists a refused write under "Failed:"; its record stays for another try
+        expect(r).toMatchObject({ ok: true, output: { id: c.record.id } })
+        expect(r.ok && (r.output as { error?: string }).error !== undefined).toBe(c.answer.includes('Failed:'))
+        expect(readdirSync(dir).map((f) => f.replace(/\.json$/, ''))).toEqual(c.left)
+        const text = (n: string) =>
+          existsSync(join(h, 'memories', n)) ? readFileSync(join(h, 'memories', n), 'utf8') : null
+        expect({ 'MEMORY.md': text('MEMORY.md'), 'USER.md': text('USER.md') }).toEqual(c.files)
+      } finally {
+        await host.close()
+      }
+    }
+  )
+
+  it('a staged record that is not one is listed with what is wrong, can be rejected, never approved', async () => {
+    const h = home('memory:\n  write_approval: true\n', { 'MEMORY.md': decided.start })
+    const dir = join(h, 'pending', 'memory')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'aaaa0001.json'), '{not json')
+    writeFileSync(
+      join(dir, 'aaaa0002.json'),
+      JSON.stringify({ id: 'aaaa0002', payload: { action: 'drop', target: 'memory' } })
+    )
+    writeFileSync(join(dir, 'aaaa0003.json'), JSON.stringify([1, 2]))
+    const host = await createHost({ home: h, headless: true, live: false, log: createLogger() })
+    const invoke = host.dispatcher.invoke.bind(host.dispatcher)
+    try {
+      const listed = await invoke('memory.pending', { profile: 'default' })
+      expect(listed).toMatchObject({
+        ok: true,
+        output: {
+          items: [
+            { id: 'aaaa0001', problem: expect.stringContaining('unreadable record') as unknown },
+            { id: 'aaaa0002', problem: 'unknown action "drop"' },
+            { id: 'aaaa0003', problem: 'the record is not a JSON object' }
+          ]
+        }
+      })
+      expect(await invoke('memory.entries', { profile: 'default', target: 'memory' })).toMatchObject({
+        ok: true,
+        output: { entries: [decided.start], pending: 3 }
+      })
+      const decide = (id: string, decision: 'approve' | 'reject') =>
+        invoke('memory.decidePending', { profile: 'default', id, decision })
+      expect(await decide('aaaa0002', 'approve')).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
+      expect(await decide('../config', 'reject')).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
+      expect(await decide('bbbb0000', 'approve')).toMatchObject({ ok: false, error: { code: 'not_found' } })
+      expect(await decide('aaaa0001', 'reject')).toEqual({ ok: true, output: { id: 'aaaa0001' } })
+      expect(readdirSync(dir).sort()).toEqual(['aaaa0002.json', 'aaaa0003.json'])
+      expect(readFileSync(join(h, 'memories', 'MEMORY.md'), 'utf8')).toBe(decided.start)
     } finally {
       await host.close()
     }

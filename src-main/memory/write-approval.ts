@@ -70,7 +70,12 @@ function summaryOf(target: string, args: Record<string, unknown>): string {
  * Stages the call's write for approval and returns the tool's answer: nothing is saved; the record holds what
  * replaying the write needs (upstream's approve replays `payload` against the store).
  */
-export function stageMemoryWrite(home: string, target: 'memory' | 'user', args: Record<string, unknown>) {
+export function stageMemoryWrite(
+  home: string,
+  target: 'memory' | 'user',
+  args: Record<string, unknown>,
+  sessionId?: string
+) {
   const id = randomBytes(4).toString('hex')
   const payload = Array.isArray(args.operations)
     ? { action: 'batch', target, operations: args.operations }
@@ -82,7 +87,9 @@ export function stageMemoryWrite(home: string, target: 'memory' | 'user', args: 
     summary: summaryOf(target, args),
     origin: 'foreground',
     created_at: Date.now() / 1000,
-    payload
+    payload,
+    // not in upstream's records (its reader ignores the key): lets the Memory page say which session asked
+    ...(sessionId ? { session_id: sessionId } : {})
   }
   const dir = join(home, 'pending', 'memory')
   mkdirSync(dir, { recursive: true })

@@ -1,4 +1,5 @@
 import { create } from 'zustand'
+import { useEffect, useRef } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import type { MemoryEntryEdit, MemoryEvent, MemoryEventKind, ProviderHealth, RequestInput } from '@shared/contract'
 import { getApi } from '../api'
@@ -219,6 +220,44 @@ export async function editEntry(edit: MemoryEntryEdit): Promise<{ ok: true } | {
     // a refusal may come from a file changed under the page (an entry moved: conflict): what it holds is read again
     void queryClient.invalidateQueries({ queryKey: entriesQuery(edit.profile, edit.target).queryKey })
     return { ok: false, error: reportError(err, 'Editing memory') }
+  }
+}
+
+const pendingQuery = (profile: string) =>
+  requestQuery('memory.pending', { profile }, 'Loading the memory writes waiting for approval')
+
+/**
+ * The agent's staged writes of one profile (memory.write_approval), read when the entries say some wait: `count` is
+ * the entries' figure, so a write staged or decided elsewhere (upstream's /memory pending) reads the list again.
+ */
+export function usePendingWrites(profile: string, count: number) {
+  const q = useQuery({ ...pendingQuery(profile), enabled: count > 0 })
+  const { refetch } = q
+  // a count that changed once the list is on screen (the first read is the query's own)
+  const seen = useRef(count)
+  useEffect(() => {
+    if (seen.current === count) return
+    seen.current = count
+    if (count > 0) void refetch()
+  }, [count, refetch])
+  return { items: count > 0 ? (q.data?.items ?? []) : [], error: q.error ? errorMessage(q.error) : null }
+}
+
+/** Approve (apply) or reject one staged write; `error`: the write was refused when applied, its record kept. */
+export async function decidePending(
+  profile: string,
+  id: string,
+  decision: 'approve' | 'reject'
+): Promise<{ error?: string }> {
+  try {
+    const r = await getApi().call('memory.decidePending', { profile, id, decision })
+    return r.error ? { error: r.error } : {}
+  } catch (err) {
+    return { error: reportError(err, decision === 'approve' ? 'Approving a memory write' : 'Rejecting a memory write') }
+  } finally {
+    // the files and the folder changed (or another program changed them): both are read again
+    void queryClient.invalidateQueries({ queryKey: pendingQuery(profile).queryKey })
+    void queryClient.invalidateQueries({ queryKey: requestPrefix('memory.entries') })
   }
 }
 

@@ -2,18 +2,14 @@ import { PRUNE_FILTER_FLAGS, PRUNE_TIME_FLAGS } from './prune-flags'
 import { UsageError } from './run-args'
 
 /**
- * `hermes cron create|edit` flags for the job fields Caduceus runs (job-prompt.ts, run-job.ts) but cannot set from
- * its CLI: refused with the way to set them rather than as unknown flags.
+ * `hermes cron edit` flags for the job fields Caduceus runs (job-prompt.ts, run-job.ts) but cannot change from its
+ * CLI: refused with the way to set them rather than as unknown flags. (`cron create` takes upstream's own.)
  */
 const UPSTREAM_CRON_FIELDS = new Map([
-  ['--skill', 'skills'],
   ['--add-skill', 'skills'],
   ['--remove-skill', 'skills'],
   ['--clear-skills', 'skills'],
-  ['--script', 'script'],
-  ['--no-agent', 'no-agent mode'],
-  ['--agent', 'no-agent mode'],
-  ['--workdir', 'working folder']
+  ['--agent', 'no-agent mode']
 ])
 
 /** Flags shared by `npm start`, Electron and `caduceus serve`. */
@@ -39,6 +35,8 @@ export interface HostArgs {
   deliver?: string
   /** serve: `--allow-host NAME`, each time it is given (a reverse proxy's name; checked by serve). */
   allowHosts?: string[]
+  /** `cron create --skill S (repeatable) --script PATH --no-agent --workdir DIR`, as `hermes cron create` takes them. */
+  cronJob?: { skills?: string[]; script?: string; noAgent?: boolean; workdir?: string }
   /** serve: replace the stored headless token (signs open tabs out). */
   rotateToken: boolean
   /** `cron list --all`: disabled (paused, finished) jobs too, as `hermes cron list --all`. */
@@ -218,6 +216,18 @@ export function parseArgs(argv: string[]): HostArgs {
         break
       case '--deliver':
         out.deliver = value()
+        break
+      case '--skill':
+        out.cronJob = { ...out.cronJob, skills: [...(out.cronJob?.skills ?? []), value()] }
+        break
+      case '--script':
+        out.cronJob = { ...out.cronJob, script: value() }
+        break
+      case '--no-agent':
+        out.cronJob = { ...out.cronJob, noAgent: true }
+        break
+      case '--workdir':
+        out.cronJob = { ...out.cronJob, workdir: value() }
         break
       case '--prompt':
         out.prompt = value()

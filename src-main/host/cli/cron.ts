@@ -45,6 +45,8 @@ export async function cron(args: HostArgs): Promise<number> {
   const print = (v: unknown, text: () => string) => console.log(args.json ? JSON.stringify(v, null, 2) : text())
   try {
     const { profile, home } = profileHome(args)
+    if (args.cronJob && !['create', 'add', 'edit'].includes(sub ?? ''))
+      throw new UsageError('--skill, --script, --no-agent and --workdir belong to cron create')
     switch (sub) {
       case undefined: // `hermes cron` alone lists, as `cron list`
       case 'list': {
@@ -56,14 +58,17 @@ export async function cron(args: HostArgs): Promise<number> {
       case 'create':
       case 'add': {
         // upstream's alias
-        if (!a || !b) throw new UsageError('cron create needs SCHEDULE and PROMPT')
+        // PROMPT may be left out, as upstream's: a job of skills, or a script with --no-agent (createJob says which)
+        if (!a) throw new UsageError('cron create needs SCHEDULE (and PROMPT, unless --skill or --script --no-agent)')
+        if (args.positionals.length > 4) throw new UsageError(`unexpected argument '${args.positionals[4]}'`)
         const job = await createJob(home, {
           schedule: a,
-          prompt: b,
+          prompt: b ?? '',
           name: args.name,
           repeat: args.repeat,
           model: args.model,
-          deliver: args.deliver
+          deliver: args.deliver,
+          ...args.cronJob
         })
         // the first line as upstream's (`Created job: ID`, which scripts read the id from), then the schedule
         print(
@@ -74,6 +79,11 @@ export async function cron(args: HostArgs): Promise<number> {
       }
       case 'edit': {
         if (!a) throw new UsageError('cron edit needs a job id')
+        if (args.cronJob)
+          throw new UsageError(
+            "caduceus cron edit cannot change a job's skills, script, no-agent mode or working folder; set them with " +
+              '`hermes cron edit` (Caduceus runs the job with them as stored)'
+          )
         // As `hermes cron edit`: a new schedule schedules a job that is not paused again (a finished one too).
         const job = await editJob(
           home,

@@ -23,10 +23,15 @@ caduceus memory setup PROVIDER          activate PROVIDER (memory.provider in co
                                         Not interactive: upstream's picker and wizard become this one argument
 caduceus memory off                     built-in memory only (MEMORY.md / USER.md)
 caduceus memory reset [--target all|memory|user] [--yes|-y]   erase the built-in memory files (asks unless --yes)
+caduceus memory pending                 the agent's writes staged for approval (memory.write_approval)
+caduceus memory approve ID|all          apply staged writes to MEMORY.md / USER.md (hermes: /memory approve)
+caduceus memory reject ID|all           drop staged writes unapplied (hermes: /memory reject)
   (all with [--home DIR] [--profile P])`
 
 const TARGETS = { memory: ['memory'], user: ['user'], all: ['memory', 'user'] } as const
 const FILES = { memory: ['MEMORY.md', 'agent notes'], user: ['USER.md', 'user profile'] } as const
+
+const DECISIONS = ['pending', 'approve', 'reject']
 
 class MemoryUsageError extends Error {}
 
@@ -35,14 +40,19 @@ export async function memory(args: HostArgs): Promise<number> {
   const [, sub, name, extra] = args.positionals
   const verb = sub ?? 'status' // `hermes memory` alone shows the status
   try {
-    if (!['status', 'setup', 'off', 'reset'].includes(verb)) throw new MemoryUsageError(`unknown verb '${verb}'`)
-    if (extra !== undefined || (name !== undefined && verb !== 'setup'))
+    if (!['status', 'setup', 'off', 'reset', ...DECISIONS].includes(verb))
+      throw new MemoryUsageError(`unknown verb '${verb}'`)
+    const named = verb === 'setup' || verb === 'approve' || verb === 'reject'
+    if (extra !== undefined || (name !== undefined && !named))
       throw new MemoryUsageError(`unexpected argument '${extra ?? name}'`)
     if (args.memoryTarget !== undefined && verb !== 'reset')
       throw new MemoryUsageError('--target belongs to memory reset')
     if (verb === 'setup' && name === undefined)
       throw new MemoryUsageError('memory setup needs the PROVIDER to activate (no interactive picker here)')
+    if ((verb === 'approve' || verb === 'reject') && name === undefined)
+      throw new MemoryUsageError(`memory ${verb} needs the ID of a staged write (or all): see caduceus memory pending`)
     if (verb === 'reset') return await reset(args)
+    if (DECISIONS.includes(verb)) return await pending(args, verb, name)
     return await providerVerb(args, verb, name)
   } catch (err) {
     if (err instanceof MemoryUsageError) {
@@ -155,4 +165,46 @@ async function reset(args: HostArgs): Promise<number> {
     if (await removeMemoryFile(home, t)) console.log(`  ✓ Deleted ${FILES[t][0]} (${FILES[t][1]})`)
   console.log(`\n  Memory reset complete. New sessions will start with a blank slate.\n  Files were in: ${dir}/\n`)
   return 0
+}
+
+/** `memory pending|approve|reject`: the staged writes upstream's `/memory pending` reviews, through the app's requests. */
+async function pending(args: HostArgs, verb: string, id: string | undefined): Promise<number> {
+  const { profile } = profileHome(args)
+  const host = await createHost({ home: args.home, demo: false, headless: true, live: false })
+  try {
+    const { items } = await call(host, 'memory.pending', { profile })
+    if (verb === 'pending') {
+      if (!items.length) console.log('No memory writes wait for approval.')
+      else {
+        console.log(`Memory writes waiting for approval (${items.length}):`)
+        for (const w of items) {
+          const what = 'problem' in w ? `(cannot be applied: ${w.problem})` : w.summary
+          const tag = 'origin' in w && w.origin === 'background_review' ? ' [background review]' : ''
+          console.log(`  ${w.id}${tag}  ${what.replace(/\n/g, '\n    ')}`)
+        }
+        console.log('\nApply: caduceus memory approve ID|all   Drop: caduceus memory reject ID|all')
+      }
+      return 0
+    }
+    const decision = verb as 'approve' | 'reject'
+    const ids = id === 'all' ? items.map((w) => w.id) : [id!]
+    if (!ids.length) {
+      console.log('No memory writes wait for approval.')
+      return 0
+    }
+    let failed = 0
+    for (const one of ids) {
+      try {
+        const r = await call(host, 'memory.decidePending', { profile, id: one, decision })
+        if (r.error) throw new Error(r.error)
+        console.log(`${decision === 'approve' ? 'Applied' : 'Dropped'} staged memory write ${one}.`)
+      } catch (err) {
+        failed++
+        console.error(`caduceus memory: ${one}: ${redact(errorMessage(err))}`)
+      }
+    }
+    return failed ? 1 : 0
+  } finally {
+    await host.close()
+  }
 }

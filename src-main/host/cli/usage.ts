@@ -68,6 +68,8 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus memory setup PROVIDER | off                      activate a provider (not interactive: named here, as
                                                            hermes memory setup PROVIDER) | built-in memory only
   caduceus memory reset [--target all|memory|user] [--yes]  erase MEMORY.md / USER.md (asks unless --yes)
+  caduceus memory pending | approve|reject ID|all           the agent's writes staged for approval: list,
+                                                            apply or drop them (hermes: /memory pending)
   caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
   caduceus --version | -V                                   the version
   caduceus --help | -h                                      this text
@@ -79,14 +81,17 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
 
 /** `caduceus cron`'s own lines, in more detail than the overview's (its --help, and an unknown verb's answer). */
 export const CRON_USAGE = `caduceus cron list [--all] [--json]   (paused and finished jobs only with --all, as hermes cron list)
-caduceus cron create|add SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
+caduceus cron create|add SCHEDULE [PROMPT] [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
+    [--skill S]... [--script PATH [--no-agent]] [--workdir DIR]   as hermes cron create: skills to load (PROMPT
+    optional with one), a script under <home>/scripts whose output joins the prompt (with --no-agent: the job, its
+    output delivered as is, no model), an absolute folder to run in
 caduceus cron edit ID [--schedule S] [--prompt P] [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
 caduceus cron pause|resume|remove|rm|delete|run ID   (cron alone: list)
 caduceus cron status [--json]   whether an upstream gateway fires the jobs, how many are active, the next run
 caduceus cron tick [--json]     run the due jobs once, as the app's scheduler would (same claims and locks), and exit
   (ID: a job's id, or its name as upstream's cron commands accept it; all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00";
   --accept-hooks is taken and changes nothing: Caduceus runs no shell hooks; a job's skills, script, no-agent mode and
-  working folder are set with hermes cron create|edit and run as stored)`
+  working folder are changed with hermes cron edit and run as stored)`
 
 /**
  * What `--help` prints for the command line it is on, as argparse prints a subcommand's own help: the overview's

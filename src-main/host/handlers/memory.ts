@@ -1,15 +1,18 @@
 import {
   editEntry,
-  memoryFileProblem,
   memoryUsage,
-  pendingMemoryWrites,
-  readEntries,
+  decidePendingMemoryWrite,
+  listPendingMemoryWrites,
+  memoryEntriesView,
   type MemoryActivityHub
 } from '../../memory'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 
-type MemoryHandlers = Pick<HandlerMap, 'memory.events' | 'memory.entries' | 'memory.edit' | 'memory.health'>
+type MemoryHandlers = Pick<
+  HandlerMap,
+  'memory.events' | 'memory.entries' | 'memory.edit' | 'memory.health' | 'memory.pending' | 'memory.decidePending'
+>
 
 /** Memory requests. Edits act on exactly one profile's home: the one named in the request. */
 export function memoryHandlers(s: Services, hub: MemoryActivityHub): MemoryHandlers {
@@ -23,13 +26,7 @@ export function memoryHandlers(s: Services, hub: MemoryActivityHub): MemoryHandl
       return { items: hub.listEvents(q) }
     },
     'memory.entries': ({ profile, target }) => {
-      const home = s.homeOf(profile)
-      const readOnly = memoryFileProblem(home, target)
-      const entries = readEntries(home, target)
-      // counted as the memory tool counts it against its limit, so the page and the tool never disagree
-      const usage = memoryUsage(home, target, entries)
-      const pending = pendingMemoryWrites(home)
-      return { profile, target, entries, usage, ...(readOnly ? { readOnly } : {}), ...(pending ? { pending } : {}) }
+      return { profile, ...memoryEntriesView(s.homeOf(profile), target) }
     },
     'memory.edit': async (edit) => {
       const started = performance.now()
@@ -48,6 +45,25 @@ export function memoryHandlers(s: Services, hub: MemoryActivityHub): MemoryHandl
         size: 'content' in edit ? edit.content.length : null
       })
       return { profile: edit.profile, target: edit.target, entries, usage: memoryUsage(home, edit.target, entries) }
+    },
+    'memory.pending': ({ profile }) => ({ items: listPendingMemoryWrites(s.homeOf(profile)) }),
+    'memory.decidePending': async ({ profile, id, decision }) => {
+      const started = performance.now()
+      const { error } = await decidePendingMemoryWrite(s.homeOf(profile), id, decision)
+      if (decision === 'reject') return { id }
+      // an approved write is a memory write like the page's own edits: it belongs in that profile's feed
+      hub.get(profile)?.record({
+        provider: 'builtin',
+        kind: 'write',
+        name: 'ui.approve',
+        ok: !error,
+        sessionId: null,
+        turnId: null,
+        latencyMs: performance.now() - started,
+        summary: error ? `approving staged write ${id} was refused: ${error}` : `approved staged write ${id}`,
+        size: null
+      })
+      return error ? { id, error } : { id }
     },
     'memory.health': ({ profile }) => {
       knownScope(profile)

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import { clearSentDraft, useDraft } from '../../lib/drafts'
 import { editEntry, loadEntries, useMemoryEntries } from '../../stores/memory'
 import { useEntryDrafts, type EntryDraft } from './entry-draft'
+import { PendingWrites } from './PendingWrites'
 import { UsageMeter } from './UsageMeter'
 
 /** Focus in a box just opened, the caret after its text (where typing goes on). */
@@ -130,12 +131,7 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
           {error}
         </div>
       )}
-      {pending > 0 && (
-        <p className="muted small" role="status" data-testid="memory-pending">
-          {pending === 1 ? '1 change' : `${pending} changes`} by the agent {pending === 1 ? 'waits' : 'wait'} for your
-          approval (memory.write_approval is on): review with <code>/memory pending</code> in hermes.
-        </p>
-      )}
+      <PendingWrites profile={profile} count={pending} />
       {readOnly && (
         <p className="err-text" role="status" data-testid="memory-entries-readonly">
           Read-only: {readOnly}
