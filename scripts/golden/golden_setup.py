@@ -1,7 +1,8 @@
 """The setup the golden scripts share: a temp HERMES_HOME with upstream's checkout importable, temp folders that go
 when the script ends (so a generator leaves nothing in /tmp), a home's files, the cron clock held still, a scripted
 OpenAI-compatible provider and a home that uses it, upstream's API server on a free port, a built source database, a
-session's stored rows, and the golden JSON file written the one way the fixtures are.
+session's stored rows, a tools' workspace and its rows fixture, and the golden JSON file written the one way the
+fixtures are.
 
 Imported by the scripts next to it, as upstream_cli.py is (this folder is on sys.path when one runs).
 """
@@ -127,6 +128,28 @@ def message_rows(db_path, session_id: str) -> list:
         if r["tool_calls"]:
             r["tool_calls"] = json.loads(r["tool_calls"])
     return rows
+
+
+def tool_workspace(name: str) -> Path:
+    """A scratch workspace at a fixed path under the temp dir (`name`), emptied now with its src/ made and removed at
+    exit; the tools run there (TERMINAL_CWD and the cwd), and rows_json replaces its path with a placeholder."""
+    work = Path(tempfile.gettempdir()) / name
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "src").mkdir(parents=True)
+    atexit.register(shutil.rmtree, work, ignore_errors=True)
+    os.environ["TERMINAL_CWD"] = str(work)
+    os.chdir(work)
+    return work
+
+
+def write_rows_json(out_dir: Path, db_path, session_id: str, work: Path) -> None:
+    """A tool-results fixture: the session's message_rows as out_dir/rows.json, `work` written as /home/user/project
+    so the data does not depend on where it was generated."""
+    rows = message_rows(db_path, session_id)
+    text = json.dumps({"session": session_id, "rows": rows}, indent=2, ensure_ascii=False) + "\n"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "rows.json").write_text(text.replace(str(work), "/home/user/project"))
+    print(f"wrote {len(rows)} rows to {out_dir / 'rows.json'}")
 
 
 def built_db(build, copy_to: Path) -> Path:

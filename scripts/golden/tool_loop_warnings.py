@@ -14,25 +14,13 @@ the workspace path replaced by a stable placeholder.
 """
 
 import json
-import os
-import shutil
-import sqlite3
-import sys
-import tempfile
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
-OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "tool-loop-warnings"
-WORK = Path(tempfile.gettempdir()) / "caduceus-golden-ws-loop"
-PLACEHOLDER = "/home/user/project"
+from golden_setup import tool_workspace, upstream_home, write_rows_json
 
-shutil.rmtree(WORK, ignore_errors=True)
-(WORK / "src").mkdir(parents=True)
-home = Path(tempfile.mkdtemp(prefix="caduceus-golden-home-loop-"))
-os.environ["HERMES_HOME"] = str(home)
-os.environ["TERMINAL_CWD"] = str(WORK)
-os.chdir(WORK)
-sys.path.insert(0, UPSTREAM)
+OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "tool-loop-warnings"
+WORK = tool_workspace("caduceus-golden-ws-loop")
+home = upstream_home("caduceus-golden-home-loop-")
 
 import model_tools  # noqa: E402,F401  (registers every tool module with the registry)
 from agent.display import _detect_tool_failure  # noqa: E402
@@ -93,19 +81,4 @@ for i, (name, args) in enumerate(CASES + STRICT, start=1):
 db.append_message(sid, "assistant", content="src/missing.py does not exist.", finish_reason="stop", timestamp=clock)
 db.close()
 
-con = sqlite3.connect(home / "state.db")
-con.row_factory = sqlite3.Row
-rows = [dict(r) for r in con.execute(
-    "SELECT role, content, tool_calls, tool_call_id, tool_name, timestamp, finish_reason FROM messages"
-    " WHERE session_id = ? ORDER BY id", (sid,))]
-con.close()
-for r in rows:
-    if r["tool_calls"]:
-        r["tool_calls"] = json.loads(r["tool_calls"])
-text = json.dumps({"session": sid, "rows": rows}, indent=2, ensure_ascii=False) + "\n"
-text = text.replace(str(WORK), PLACEHOLDER)
-OUT.mkdir(parents=True, exist_ok=True)
-(OUT / "rows.json").write_text(text)
-print(f"wrote {len(rows)} rows to {OUT / 'rows.json'}")
-shutil.rmtree(home, ignore_errors=True)
-shutil.rmtree(WORK, ignore_errors=True)
+write_rows_json(OUT, home / "state.db", sid, WORK)

@@ -15,24 +15,13 @@ third same search or read in a row, `_omitted` when a search's hits include a se
 
 import json
 import os
-import shutil
-import sqlite3
-import sys
-import tempfile
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
-OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "tool-results-long"
-WORK = Path(tempfile.gettempdir()) / "caduceus-golden-ws-long"
-PLACEHOLDER = "/home/user/project"
+from golden_setup import tool_workspace, upstream_home, write_rows_json
 
-shutil.rmtree(WORK, ignore_errors=True)
-(WORK / "src").mkdir(parents=True)
-home = Path(tempfile.mkdtemp(prefix="caduceus-golden-home-long-"))
-os.environ["HERMES_HOME"] = str(home)
-os.environ["TERMINAL_CWD"] = str(WORK)
-os.chdir(WORK)
-sys.path.insert(0, UPSTREAM)
+OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "tool-results-long"
+WORK = tool_workspace("caduceus-golden-ws-long")
+home = upstream_home("caduceus-golden-home-long-")
 
 import model_tools  # noqa: E402,F401  (registers every tool module with the registry)
 from agent.tool_dispatch_helpers import make_tool_result_message  # noqa: E402
@@ -104,19 +93,4 @@ db.append_message(sid, "assistant", content="greet is used in greet.py and app.t
                   timestamp=clock)
 db.close()
 
-con = sqlite3.connect(home / "state.db")
-con.row_factory = sqlite3.Row
-rows = [dict(r) for r in con.execute(
-    "SELECT role, content, tool_calls, tool_call_id, tool_name, timestamp, finish_reason FROM messages"
-    " WHERE session_id = ? ORDER BY id", (sid,))]
-con.close()
-for r in rows:
-    if r["tool_calls"]:
-        r["tool_calls"] = json.loads(r["tool_calls"])
-text = json.dumps({"session": sid, "rows": rows}, indent=2, ensure_ascii=False) + "\n"
-text = text.replace(str(WORK), PLACEHOLDER)
-OUT.mkdir(parents=True, exist_ok=True)
-(OUT / "rows.json").write_text(text)
-print(f"wrote {len(rows)} rows to {OUT / 'rows.json'}")
-shutil.rmtree(home, ignore_errors=True)
-shutil.rmtree(WORK, ignore_errors=True)
+write_rows_json(OUT, home / "state.db", sid, WORK)
