@@ -30,16 +30,13 @@ Writes test/fixtures/upstream/api-stream-abort/cases.json; replayed by src-main/
 import asyncio
 import json
 import os
-import socket
 import sqlite3
-import sys
-import tempfile
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
+from golden_setup import provider_home, serve_provider, upstream_api_server, write_golden
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "api-stream-abort"
 KEY = "hk_golden_key_0123456789"
@@ -133,6 +130,17 @@ async def settle(home, sid, count):
     await asyncio.sleep(0.5)
 
 
+async def first_text(resp):
+    """Read a chat completions stream up to its first text chunk: that text (the caller then hangs up)."""
+    async for line in resp.content:
+        line = line.decode().strip()
+        if line.startswith("data: {"):
+            text = json.loads(line[6:])["choices"][0]["delta"].get("content")
+            if text:
+                return text
+    return ""
+
+
 async def record(port, home):
     import aiohttp
 
@@ -143,15 +151,9 @@ async def record(port, home):
         # chat: hang up after the first text chunk
         HUNG_UP.clear()
         sid = "golden-abort-chat"
-        got = ""
         resp = await http.post(f"{base}/v1/chat/completions", headers={**auth, "X-Hermes-Session-Id": sid}, json={
             "model": "hermes-agent", "stream": True, "messages": [{"role": "user", "content": "tell me a long story"}]})
-        async for line in resp.content:
-            line = line.decode().strip()
-            if line.startswith("data: {"):
-                got += json.loads(line[6:])["choices"][0]["delta"].get("content") or ""
-                if got:
-                    break
+        got = await first_text(resp)
         resp.close()
         HUNG_UP.set()
         await settle(home, sid, 3)
@@ -175,16 +177,10 @@ async def record(port, home):
         HUNG_UP.clear()
         ui_sys = {"role": "system", "content": "You are a chat UI's assistant."}
         ask = {"role": "user", "content": "tell me about the sea"}
-        got = ""
         resp = await http.post(f"{base}/v1/chat/completions", headers=auth, json={
             "model": "hermes-agent", "stream": True, "messages": [ui_sys, ask]})
         first_sid = resp.headers.get("X-Hermes-Session-Id")
-        async for line in resp.content:
-            line = line.decode().strip()
-            if line.startswith("data: {"):
-                got += json.loads(line[6:])["choices"][0]["delta"].get("content") or ""
-                if got:
-                    break
+        got = await first_text(resp)
         resp.close()
         HUNG_UP.set()
         await settle(home, first_sid, 2)
@@ -246,20 +242,8 @@ async def record(port, home):
 
 
 async def main_async(home):
-    from gateway.config import PlatformConfig
-    from gateway.platforms.api_server import APIServerAdapter
-
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    adapter = APIServerAdapter(PlatformConfig(enabled=True, extra={"key": KEY, "host": "127.0.0.1", "port": port}))
-    if not await adapter.connect():
-        raise SystemExit("upstream's API server did not start")
-    try:
+    async with upstream_api_server(KEY) as (port, _):
         return await record(port, home)
-    finally:
-        await adapter.disconnect()
 
 
 def main() -> None:
@@ -267,27 +251,11 @@ def main() -> None:
 
     if tuple(int(x) for x in aiohttp.__version__.split(".")[:2]) < (3, 9):
         raise SystemExit(f"aiohttp {aiohttp.__version__}: needs 3.9+ (a handler not cancelled when its client goes)")
-    provider = ThreadingHTTPServer(("127.0.0.1", 0), Provider)
-    threading.Thread(target=provider.serve_forever, daemon=True).start()
-    with tempfile.TemporaryDirectory() as home:
-        os.environ["HERMES_HOME"] = home
-        os.environ["OPENAI_API_KEY"] = "sk-golden"
-        os.environ.pop("API_SERVER_KEY", None)
-        Path(home, "config.yaml").write_text(
-            f"model:\n  default: m\n  provider: custom\n  base_url: http://127.0.0.1:{provider.server_address[1]}/v1\n"
-            "platform_toolsets:\n  api_server: []\n")
-        sys.path.insert(0, str(UPSTREAM))
-        recorded = asyncio.run(main_async(home))
+    provider, base_url = serve_provider(Provider)
+    recorded = asyncio.run(main_async(provider_home(base_url)))
     provider.shutdown()
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "cases.json").write_text(json.dumps({
-        "upstreamCommit": upstream_commit(),
-        "script": "scripts/golden/api_stream_abort.py",
-        "first": FIRST,
-        "next": NEXT,
-        "rest": REST,
-        **recorded,
-    }, indent=1, ensure_ascii=False) + "\n")
+    write_golden(OUT / "cases.json", "scripts/golden/api_stream_abort.py",
+                 {"first": FIRST, "next": NEXT, "rest": REST, **recorded})
     print(f"{len(recorded)} cases → {OUT / 'cases.json'}")
 
 
