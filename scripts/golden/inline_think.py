@@ -24,17 +24,12 @@ src-main/channels/api-server-conversation.test.ts.
 import asyncio
 import json
 import os
-import socket
 import sqlite3
-import sys
-import tempfile
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
+from golden_setup import provider_home, serve_provider, upstream_api_server, write_golden
 
-sys.path.insert(0, str(UPSTREAM))
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "inline-think"
 KEY = "hk_golden_key_0123456789"
 SEEN = []
@@ -254,20 +249,8 @@ async def record(port, home):
 
 
 async def main_async(home):
-    from gateway.config import PlatformConfig
-    from gateway.platforms.api_server import APIServerAdapter
-
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    adapter = APIServerAdapter(PlatformConfig(enabled=True, extra={"key": KEY, "host": "127.0.0.1", "port": port}))
-    if not await adapter.connect():
-        raise SystemExit("upstream's API server did not start")
-    try:
+    async with upstream_api_server(KEY) as (port, _):
         return await record(port, home)
-    finally:
-        await adapter.disconnect()
 
 
 def scrub_cases():
@@ -281,27 +264,12 @@ def scrub_cases():
 
 
 def main() -> None:
-    provider = ThreadingHTTPServer(("127.0.0.1", 0), Provider)
-    threading.Thread(target=provider.serve_forever, daemon=True).start()
-    with tempfile.TemporaryDirectory() as home:
-        os.environ["HERMES_HOME"] = home
-        os.environ["OPENAI_API_KEY"] = "sk-golden"
-        os.environ.pop("API_SERVER_KEY", None)
-        Path(home, "config.yaml").write_text(
-            f"model:\n  default: m\n  provider: custom\n  base_url: http://127.0.0.1:{provider.server_address[1]}/v1\n"
-            "platform_toolsets:\n  api_server: [todo]\n")
-        recorded = asyncio.run(main_async(home))
-        scrub = scrub_cases()
+    provider, base_url = serve_provider(Provider)
+    recorded = asyncio.run(main_async(provider_home(base_url, toolsets="  api_server: [todo]\n")))
+    scrub = scrub_cases()
     provider.shutdown()
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "cases.json").write_text(json.dumps({
-        "upstreamCommit": upstream_commit(),
-        "script": "scripts/golden/inline_think.py",
-        "replies": REPLIES,
-        "title": TITLE,
-        "scrubber": scrub,
-        **recorded,
-    }, indent=1, ensure_ascii=False) + "\n")
+    write_golden(OUT / "cases.json", "scripts/golden/inline_think.py",
+                 {"replies": REPLIES, "title": TITLE, "scrubber": scrub, **recorded})
     print(f"{len(recorded)} api cases, {len(scrub)} scrubber cases → {OUT / 'cases.json'}")
 
 
