@@ -210,17 +210,20 @@ describe('the same results as plain text', () => {
   })
 })
 
-const messages: Message[] = rows.map((r, i) => ({
-  id: i + 1,
-  sessionId: session,
-  role: r.role,
-  content: displayContent(r.content),
-  toolName: r.tool_name,
-  toolCallId: r.tool_call_id,
-  toolCalls: r.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
-  timestamp: r.timestamp,
-  finishReason: r.finish_reason
-})) as unknown as Message[]
+/** A fixture's rows as the store hands them out (multimodal parts read as text), numbered from 1. */
+const asMessages = (rs: Row[]) =>
+  rs.map((r, i) => ({
+    id: i + 1,
+    sessionId: session,
+    role: r.role,
+    content: displayContent(r.content),
+    toolName: r.tool_name,
+    toolCallId: r.tool_call_id,
+    toolCalls: r.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
+    timestamp: r.timestamp,
+    finishReason: r.finish_reason
+  })) as unknown as Message[]
+const messages = asMessages(rows)
 const detail = {
   summary: {
     id: session,
@@ -472,17 +475,7 @@ describe('search_files results upstream groups, counts or cuts short', () => {
   })
 
   it('prints them so in caduceus sessions show', () => {
-    const msgs = found.rows.map((r, i) => ({
-      id: i + 1,
-      role: r.role,
-      content: r.content,
-      toolName: r.tool_name,
-      toolCallId: r.tool_call_id,
-      toolCalls: r.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
-      timestamp: r.timestamp,
-      finishReason: r.finish_reason
-    })) as unknown as Message[]
-    const show = formatSessionShow(detail, msgs)
+    const show = formatSessionShow(detail, asMessages(found.rows))
     expect(show).toContain("      - src/app.ts · line 4\n          export const café = greet('Zoë')")
     expect(show).not.toContain('{"total_count"')
     expect(show).not.toContain('matches_text')
@@ -523,17 +516,7 @@ describe('the notes upstream puts beside a search or a read', () => {
       createElement(ToolOutput, { text: text('call_again_read_3'), tool: 'read_file' })
     )
     expect(lines).toContain(`data-testid="tool-file-note">${read.hint}<br/>${read._warning}`)
-    const msgs = long.rows.map((r, i) => ({
-      id: i + 1,
-      role: r.role,
-      content: r.content,
-      toolName: r.tool_name,
-      toolCallId: r.tool_call_id,
-      toolCalls: r.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
-      timestamp: r.timestamp,
-      finishReason: r.finish_reason
-    })) as unknown as Message[]
-    const show = formatSessionShow(detail, msgs)
+    const show = formatSessionShow(detail, asMessages(long.rows))
     const md = toMarkdown({ id: long.session, messages: long.rows.map((r) => ({ ...r })) })
     for (const out of [show, md]) for (const note of [omitted, again, read._warning!]) expect(out).toContain(note)
   })
@@ -557,16 +540,7 @@ describe('a tool call upstream timed out', () => {
     expect(toolResultText(slow.content!, slow.tool_name)).toMatchObject({ status: 'failed' })
     const read = row('call_read')
     expect(failureOf(parseToolResult(read.content!, read.tool_name))).toBeNull()
-    const msgs = timeout.rows.map((r, i) => ({
-      id: i + 1,
-      role: r.role,
-      content: r.content,
-      toolName: r.tool_name,
-      toolCallId: r.tool_call_id,
-      toolCalls: r.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
-      timestamp: 1796100000 + i,
-      finishReason: r.finish_reason
-    })) as unknown as Message[]
+    const msgs = asMessages(timeout.rows.map((r, i) => ({ ...r, timestamp: 1796100000 + i })))
     expect(formatSessionShow(detail, msgs)).toMatch(/search_files\(pattern: alpha\)\n +← failed/)
   })
 })
