@@ -33,10 +33,9 @@ import os
 import sqlite3
 import threading
 import time
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from golden_setup import provider_home, serve_provider, upstream_api_server, write_golden
+from golden_setup import ScriptedProvider, provider_home, serve_provider, text_of, upstream_api_server, write_golden
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "api-stream-abort"
 KEY = "hk_golden_key_0123456789"
@@ -45,20 +44,8 @@ SEEN = []
 HUNG_UP = threading.Event()  # set by the client once it has closed its connection
 
 
-def text_of(content):
-    if isinstance(content, list):
-        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content or ""
-
-
-class Provider(BaseHTTPRequestHandler):
+class Provider(ScriptedProvider):
     protocol_version = "HTTP/1.1"
-
-    def log_message(self, *_):
-        pass
-
-    def do_GET(self):
-        self._send("application/json", json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode())
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
@@ -99,13 +86,6 @@ class Provider(BaseHTTPRequestHandler):
         except OSError:
             pass
         self.close_connection = True
-
-    def _send(self, kind, data):
-        self.send_response(200)
-        self.send_header("content-type", kind)
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
 
 def rows_of(home, sid):

@@ -1,6 +1,6 @@
 """The setup the golden scripts share: a temp HERMES_HOME with upstream's checkout importable, temp folders that go
 when the script ends (so a generator leaves nothing in /tmp), a home's files, the cron clock held still, a scripted
-OpenAI-compatible provider and a home that uses it, upstream's API server on a free port, a built source database, a
+OpenAI-compatible provider (its handler's frame) and a home that uses it, upstream's API server on a free port, a built source database, a
 session's stored rows, a tools' workspace and its rows fixture, and the golden JSON file written the one way the
 fixtures are.
 
@@ -17,7 +17,7 @@ import tempfile
 import threading
 from contextlib import asynccontextmanager
 from datetime import datetime
-from http.server import ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from upstream_cli import UPSTREAM, upstream_commit  # also keeps Python from writing bytecode here
@@ -37,6 +37,33 @@ def upstream_home(prefix: str = "golden-hermes-") -> Path:
     os.environ["HERMES_HOME"] = str(home)
     sys.path.insert(0, UPSTREAM)
     return home
+
+
+def text_of(content, sep: str = "\n") -> str:
+    """What a request's message says: its content, or the text parts of a multimodal content list joined by `sep`."""
+    if isinstance(content, list):
+        return sep.join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content or ""
+
+
+class ScriptedProvider(BaseHTTPRequestHandler):
+    """The frame of a scripted provider's handler: quiet, lists the one model MODEL on a GET (/v1/models), and
+    `_send` answers a whole body; a script's subclass scripts do_POST."""
+    MODEL = "m"
+
+    def log_message(self, *_):
+        pass
+
+    def do_GET(self):
+        self._send("application/json", json.dumps({"object": "list", "data": [{"id": self.MODEL, "object": "model"}]})
+                   .encode())
+
+    def _send(self, kind, data):
+        self.send_response(200)
+        self.send_header("content-type", kind)
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
 
 def serve_provider(handler):

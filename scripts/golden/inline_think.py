@@ -25,10 +25,9 @@ import asyncio
 import json
 import os
 import sqlite3
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from golden_setup import provider_home, serve_provider, upstream_api_server, write_golden
+from golden_setup import ScriptedProvider, provider_home, serve_provider, text_of, upstream_api_server, write_golden
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "inline-think"
 KEY = "hk_golden_key_0123456789"
@@ -64,12 +63,6 @@ SCRUB_CASES = [
 ]
 
 
-def text_of(content):
-    if isinstance(content, list):
-        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content or ""
-
-
 def reply_for(messages):
     if messages and messages[-1]["role"] == "tool":
         return "after_tool"
@@ -80,14 +73,8 @@ def reply_for(messages):
     return None
 
 
-class Provider(BaseHTTPRequestHandler):
+class Provider(ScriptedProvider):
     protocol_version = "HTTP/1.1"
-
-    def log_message(self, *_):
-        pass
-
-    def do_GET(self):
-        self._send(json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode())
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
@@ -96,7 +83,7 @@ class Provider(BaseHTTPRequestHandler):
         usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
         if key is None:  # a title request
             SEEN.append({"kind": "other", "stream": bool(body.get("stream"))})
-            return self._send(json.dumps({
+            return self._send("application/json", json.dumps({
                 "id": "c", "object": "chat.completion", "created": 1, "model": "m", "usage": usage,
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": TITLE}, "finish_reason": "stop"}],
             }).encode())
@@ -110,7 +97,7 @@ class Provider(BaseHTTPRequestHandler):
             if tool:
                 msg["tool_calls"] = [{"id": "call_1", "type": "function",
                                       "function": {"name": "todo", "arguments": "{}"}}]
-            return self._send(json.dumps({
+            return self._send("application/json", json.dumps({
                 "id": "c", "object": "chat.completion", "created": 1, "model": "m", "usage": usage,
                 "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if tool else "stop"}],
             }).encode())
@@ -134,13 +121,6 @@ class Provider(BaseHTTPRequestHandler):
         self.wfile.write(out)
         self.wfile.flush()
         self.close_connection = True
-
-    def _send(self, data):
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
 
 def rows_of(home, sid):
