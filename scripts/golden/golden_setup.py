@@ -1,8 +1,8 @@
 """The setup the golden scripts share: a temp HERMES_HOME with upstream's checkout importable, temp folders that go
 when the script ends (so a generator leaves nothing in /tmp), a home's files, the cron clock held still, a scripted
-OpenAI-compatible provider (its handler's frame) and a home that uses it, upstream's API server on a free port, a built source database, a
-session's stored rows, a tools' workspace and its rows fixture, and the golden JSON file written the one way the
-fixtures are.
+OpenAI-compatible provider (its handler's frame, its stream events) and a home that uses it, upstream's API server
+on a free port, a built source database, a session's stored rows, a tool call stored as upstream's executor stores
+it, a tools' workspace and its rows fixture, and the golden JSON file written the one way the fixtures are.
 
 Imported by the scripts next to it, as upstream_cli.py is (this folder is on sys.path when one runs).
 """
@@ -136,10 +136,11 @@ async def upstream_api_server(key: str, agent=None, **extra):
         await adapter.disconnect()
 
 
-def sse_chunk(model: str, delta: dict, finish=None) -> bytes:
-    """One `data:` event of an OpenAI-compatible stream, as a scripted provider sends it."""
-    c = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1767225600, "model": model,
-         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+def sse_chunk(model: str, delta: dict, finish=None, extra=None, chunk_id="chatcmpl-1", created=1767225600) -> bytes:
+    """One `data:` event of an OpenAI-compatible stream, as a scripted provider sends it (`extra`: its other keys,
+    such as usage)."""
+    c = {"id": chunk_id, "object": "chat.completion.chunk", "created": created, "model": model,
+         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **(extra or {})}
     return b"data: " + json.dumps(c).encode() + b"\n\n"
 
 
@@ -177,6 +178,20 @@ def write_rows_json(out_dir: Path, db_path, session_id: str, work: Path) -> None
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "rows.json").write_text(text.replace(str(work), "/home/user/project"))
     print(f"wrote {len(rows)} rows to {out_dir / 'rows.json'}")
+
+
+def store_tool_call(db, session_id: str, name: str, args: dict, call_id: str, result: str, at: float, took=1):
+    """One tool call and its result as upstream's executor stores them through `db` (a SessionDB): the assistant's
+    tool_calls row at `at`, then the result as make_tool_result_message wraps it, `took` seconds later."""
+    from agent.tool_dispatch_helpers import make_tool_result_message
+
+    call = {"id": call_id, "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
+    db.append_message(session_id, "assistant", content=None, tool_calls=[call], finish_reason="tool_calls",
+                      timestamp=at)
+    msg = make_tool_result_message(name, result, call_id)
+    db.append_message(session_id, "tool", content=msg["content"], tool_name=msg["tool_name"],
+                      tool_call_id=msg["tool_call_id"], timestamp=at + took)
 
 
 def built_db(build, copy_to: Path) -> Path:

@@ -27,7 +27,9 @@ import os
 import sqlite3
 from pathlib import Path
 
-from golden_setup import ScriptedProvider, provider_home, serve_provider, text_of, upstream_api_server, write_golden
+from golden_setup import (
+    ScriptedProvider, provider_home, serve_provider, sse_chunk, text_of, upstream_api_server, write_golden,
+)
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "inline-think"
 KEY = "hk_golden_key_0123456789"
@@ -103,9 +105,7 @@ class Provider(ScriptedProvider):
             }).encode())
 
         def chunk(delta, finish=None, extra=None):
-            return b"data: " + json.dumps({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
-                                           "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-                                           **(extra or {})}).encode() + b"\n\n"
+            return sse_chunk("m", delta, finish, extra, chunk_id="c", created=1)
 
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")

@@ -13,10 +13,9 @@ hard stops as config.yaml's default leaves them). Rows go to test/fixtures/upstr
 the workspace path replaced by a stable placeholder.
 """
 
-import json
 from pathlib import Path
 
-from golden_setup import tool_workspace, upstream_home, write_rows_json
+from golden_setup import store_tool_call, tool_workspace, upstream_home, write_rows_json
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "tool-loop-warnings"
 WORK = tool_workspace("caduceus-golden-ws-loop")
@@ -24,7 +23,6 @@ home = upstream_home("caduceus-golden-home-loop-")
 
 import model_tools  # noqa: E402,F401  (registers every tool module with the registry)
 from agent.display import _detect_tool_failure  # noqa: E402
-from agent.tool_dispatch_helpers import make_tool_result_message  # noqa: E402
 from agent.tool_guardrails import (  # noqa: E402
     ToolCallGuardrailConfig,
     ToolCallGuardrailController,
@@ -71,12 +69,7 @@ for i, (name, args) in enumerate(CASES + STRICT, start=1):
         failed, _ = _detect_tool_failure(name, result)
         after = guard.after_call(name, args, result, failed=failed)
         result = append_toolguard_guidance(result, after)
-    call = {"id": call_id, "type": "function",
-            "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
-    db.append_message(sid, "assistant", content=None, tool_calls=[call], finish_reason="tool_calls", timestamp=clock)
-    msg = make_tool_result_message(name, result, call_id)
-    db.append_message(sid, "tool", content=msg["content"], tool_name=msg["tool_name"],
-                      tool_call_id=msg["tool_call_id"], timestamp=clock + 1)
+    store_tool_call(db, sid, name, args, call_id, result, clock)
     clock += 5
 db.append_message(sid, "assistant", content="src/missing.py does not exist.", finish_reason="stop", timestamp=clock)
 db.close()

@@ -13,18 +13,16 @@ the workspace path replaced by a stable placeholder. Last, the notes upstream pu
 third same search or read in a row, `_omitted` when a search's hits include a secret-bearing file (.env).
 """
 
-import json
 import os
 from pathlib import Path
 
-from golden_setup import tool_workspace, upstream_home, write_rows_json
+from golden_setup import store_tool_call, tool_workspace, upstream_home, write_rows_json
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "tool-results-long"
 WORK = tool_workspace("caduceus-golden-ws-long")
 home = upstream_home("caduceus-golden-home-long-")
 
 import model_tools  # noqa: E402,F401  (registers every tool module with the registry)
-from agent.tool_dispatch_helpers import make_tool_result_message  # noqa: E402
 from hermes_state import SessionDB  # noqa: E402
 from tools.registry import registry  # noqa: E402
 
@@ -82,12 +80,7 @@ for name, call_id, args in CALLS:
         (WORK / "src" / ".env").write_text("API_TOKEN=golden-not-a-secret\n")
         (WORK / "src" / "notes.md").write_text("The TOKEN goes in .env\n")
     result = registry.dispatch(name, args, task_id=task)
-    call = {"id": call_id, "type": "function",
-            "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
-    db.append_message(sid, "assistant", content=None, tool_calls=[call], finish_reason="tool_calls", timestamp=clock)
-    msg = make_tool_result_message(name, result, call_id)
-    db.append_message(sid, "tool", content=msg["content"], tool_name=msg["tool_name"],
-                      tool_call_id=msg["tool_call_id"], timestamp=clock + 1)
+    store_tool_call(db, sid, name, args, call_id, result, clock)
     clock += 5
 db.append_message(sid, "assistant", content="greet is used in greet.py and app.ts.", finish_reason="stop",
                   timestamp=clock)
