@@ -16,7 +16,7 @@ third same search or read in a row, `_omitted` when a search's hits include a se
 import os
 from pathlib import Path
 
-from golden_setup import store_tool_call, tool_workspace, upstream_home, write_rows_json
+from golden_setup import store_tool_call, tool_workspace, upstream_home, write_files, write_rows_json
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "tool-results-long"
 WORK = tool_workspace("caduceus-golden-ws-long")
@@ -26,17 +26,15 @@ import model_tools  # noqa: E402,F401  (registers every tool module with the reg
 from hermes_state import SessionDB  # noqa: E402
 from tools.registry import registry  # noqa: E402
 
-(WORK / "src" / "greet.py").write_text(
-    'import sys\n\n\ndef greet(name: str) -> str:\n    return f"Hello, {name}!"\n\n\n'
+write_files(WORK, {
+    "src/greet.py": 'import sys\n\n\ndef greet(name: str) -> str:\n    return f"Hello, {name}!"\n\n\n'
     "def greet_all(names):\n    return [greet(n) for n in names]\n\n\n"
-    'if __name__ == "__main__":\n    print(greet(sys.argv[1]))\n'
-)
-(WORK / "src" / "app.ts").write_text(
-    "import { greet } from './greet'\n\nexport const hello = greet('Ada')\nexport const café = greet('Zoë')  \n"
-)
-(WORK / "src" / "empty.md").write_text("nothing to see\n")
-(WORK / "data").mkdir()
-(WORK / "data" / "table.py").write_text("".join(f"ROW_{i} = {i}\n" for i in range(1, 621)))
+    'if __name__ == "__main__":\n    print(greet(sys.argv[1]))\n',
+    "src/app.ts":
+    "import { greet } from './greet'\n\nexport const hello = greet('Ada')\nexport const café = greet('Zoë')  \n",
+    "src/empty.md": "nothing to see\n",
+    "data/table.py": "".join(f"ROW_{i} = {i}\n" for i in range(1, 621)),
+})
 
 CASES = [
     # five matches in two files: the path-grouped block (trailing spaces of a match are dropped by upstream)
