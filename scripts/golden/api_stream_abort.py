@@ -35,9 +35,7 @@ import threading
 import time
 from pathlib import Path
 
-from golden_setup import (
-    ScriptedProvider, provider_home, serve_provider, sse_chunk, text_of, upstream_api_server, write_golden,
-)
+from golden_setup import ScriptedProvider, record_api_server, sse_chunk, text_of, write_golden
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "api-stream-abort"
 KEY = "hk_golden_key_0123456789"
@@ -221,19 +219,12 @@ async def record(port, home):
     return out
 
 
-async def main_async(home):
-    async with upstream_api_server(KEY) as (port, _):
-        return await record(port, home)
-
-
 def main() -> None:
     import aiohttp
 
     if tuple(int(x) for x in aiohttp.__version__.split(".")[:2]) < (3, 9):
         raise SystemExit(f"aiohttp {aiohttp.__version__}: needs 3.9+ (a handler not cancelled when its client goes)")
-    provider, base_url = serve_provider(Provider)
-    recorded = asyncio.run(main_async(provider_home(base_url)))
-    provider.shutdown()
+    recorded = record_api_server(Provider, KEY, record)
     write_golden(OUT / "cases.json", "scripts/golden/api_stream_abort.py",
                  {"first": FIRST, "next": NEXT, "rest": REST, **recorded})
     print(f"{len(recorded)} cases → {OUT / 'cases.json'}")

@@ -1,8 +1,9 @@
 """The setup the golden scripts share: a temp HERMES_HOME with upstream's checkout importable, temp folders that go
 when the script ends (so a generator leaves nothing in /tmp), a home's files, the cron clock held still, a scripted
 OpenAI-compatible provider (its handler's frame, its stream events) and a home that uses it, upstream's API server
-on a free port, a built source database, a session's stored rows, a tool call stored as upstream's executor stores
-it, a tools' workspace and its rows fixture, and the golden JSON file written the one way the fixtures are.
+on a free port (and a recording made through it), a built source database, a session's stored rows, a tool call
+stored as upstream's executor stores it, a tools' workspace and its rows fixture, and the golden JSON file written
+the one way the fixtures are.
 
 Imported by the scripts next to it, as upstream_cli.py is (this folder is on sys.path when one runs).
 """
@@ -134,6 +135,24 @@ async def upstream_api_server(key: str, agent=None, **extra):
         yield port, adapter
     finally:
         await adapter.disconnect()
+
+
+def record_api_server(handler, key: str, record, toolsets: str = "  api_server: []\n"):
+    """What `await record(port, home)` returns, asked of upstream's API server (upstream_api_server, `key`) in a
+    provider_home whose model is the scripted provider `handler` (serve_provider), shut down after."""
+    import asyncio
+
+    provider, base_url = serve_provider(handler)
+    home = provider_home(base_url, toolsets=toolsets)
+
+    async def run():
+        async with upstream_api_server(key) as (port, _):
+            return await record(port, home)
+
+    try:
+        return asyncio.run(run())
+    finally:
+        provider.shutdown()
 
 
 def sse_chunk(model: str, delta: dict, finish=None, extra=None, chunk_id="chatcmpl-1", created=1767225600) -> bytes:

@@ -27,9 +27,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from golden_setup import (
-    ScriptedProvider, provider_home, serve_provider, sse_chunk, text_of, upstream_api_server, write_golden,
-)
+from golden_setup import ScriptedProvider, record_api_server, sse_chunk, text_of, write_golden
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "inline-think"
 KEY = "hk_golden_key_0123456789"
@@ -228,11 +226,6 @@ async def record(port, home):
     return out
 
 
-async def main_async(home):
-    async with upstream_api_server(KEY) as (port, _):
-        return await record(port, home)
-
-
 def scrub_cases():
     from agent.think_scrubber import StreamingThinkScrubber
 
@@ -244,10 +237,8 @@ def scrub_cases():
 
 
 def main() -> None:
-    provider, base_url = serve_provider(Provider)
-    recorded = asyncio.run(main_async(provider_home(base_url, toolsets="  api_server: [todo]\n")))
+    recorded = record_api_server(Provider, KEY, record, toolsets="  api_server: [todo]\n")
     scrub = scrub_cases()
-    provider.shutdown()
     write_golden(OUT / "cases.json", "scripts/golden/inline_think.py",
                  {"replies": REPLIES, "title": TITLE, "scrubber": scrub, **recorded})
     print(f"{len(recorded)} api cases, {len(scrub)} scrubber cases → {OUT / 'cases.json'}")
