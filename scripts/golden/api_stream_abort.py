@@ -35,7 +35,7 @@ import threading
 import time
 from pathlib import Path
 
-from golden_setup import ScriptedProvider, record_api_server, sse_chunk, text_of, write_golden
+from golden_setup import ScriptedProvider, record_api_server, text_of, write_golden
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "api-stream-abort"
 KEY = "hk_golden_key_0123456789"
@@ -55,31 +55,22 @@ class Provider(ScriptedProvider):
             SEEN.append(got)
         if not body.get("stream"):
             reply = f"{FIRST}{NEXT}{REST}" if got else "a title"
-            return self._send("application/json", json.dumps({
-                "id": "c", "object": "chat.completion", "created": 1, "model": "m", "usage": usage,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
-            }).encode())
+            return self._send_completion({"role": "assistant", "content": reply}, "stop", usage)
         held = got and not HUNG_UP.is_set()
 
-        def chunk(delta, finish=None, extra=None):
-            return sse_chunk("m", delta, finish, extra, chunk_id="c", created=1)
-
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("connection", "close")
-        self.end_headers()
+        self._start_stream()
         try:
-            self.wfile.write(chunk({"role": "assistant", "content": FIRST}))
+            self.wfile.write(self._event({"role": "assistant", "content": FIRST}))
             self.wfile.flush()
             if held:
                 HUNG_UP.wait(10)
                 time.sleep(0.3)  # the client's close has reached the server
                 # the next words: the server's write of them to the gone client is where it learns of the hang-up
-                self.wfile.write(chunk({"content": NEXT}))
+                self.wfile.write(self._event({"content": NEXT}))
                 self.wfile.flush()
                 time.sleep(1.5)
-            self.wfile.write(chunk({"content": REST if held else NEXT + REST}) + chunk({}, "stop", {"usage": usage})
-                             + b"data: [DONE]\n\n")
+            self.wfile.write(self._event({"content": REST if held else NEXT + REST})
+                             + self._event({}, "stop", {"usage": usage}) + b"data: [DONE]\n\n")
             self.wfile.flush()
         except OSError:
             pass

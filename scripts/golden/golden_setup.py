@@ -66,6 +66,24 @@ class ScriptedProvider(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _send_completion(self, message: dict, finish: str, usage: dict):
+        """A whole (not streamed) chat.completion of `message`."""
+        self._send("application/json", json.dumps({
+            "id": "c", "object": "chat.completion", "created": 1, "model": self.MODEL, "usage": usage,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        }).encode())
+
+    def _start_stream(self):
+        """The head of an event stream written as it goes (its end closes the connection)."""
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("connection", "close")
+        self.end_headers()
+
+    def _event(self, delta: dict, finish=None, extra=None) -> bytes:
+        """One event of that stream (sse_chunk)."""
+        return sse_chunk(self.MODEL, delta, finish, extra, chunk_id="c", created=1)
+
 
 def serve_provider(handler):
     """A scripted OpenAI-compatible provider (`handler`, a BaseHTTPRequestHandler) on a free 127.0.0.1 port, served

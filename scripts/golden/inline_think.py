@@ -27,7 +27,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from golden_setup import ScriptedProvider, record_api_server, sse_chunk, text_of, write_golden
+from golden_setup import ScriptedProvider, record_api_server, text_of, write_golden
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "inline-think"
 KEY = "hk_golden_key_0123456789"
@@ -97,25 +97,16 @@ class Provider(ScriptedProvider):
             if tool:
                 msg["tool_calls"] = [{"id": "call_1", "type": "function",
                                       "function": {"name": "todo", "arguments": "{}"}}]
-            return self._send("application/json", json.dumps({
-                "id": "c", "object": "chat.completion", "created": 1, "model": "m", "usage": usage,
-                "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if tool else "stop"}],
-            }).encode())
+            return self._send_completion(msg, "tool_calls" if tool else "stop", usage)
 
-        def chunk(delta, finish=None, extra=None):
-            return sse_chunk("m", delta, finish, extra, chunk_id="c", created=1)
-
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("connection", "close")
-        self.end_headers()
+        self._start_stream()
         out = b""
         for i, d in enumerate(deltas):
-            out += chunk({"role": "assistant", "content": d} if i == 0 else {"content": d})
+            out += self._event({"role": "assistant", "content": d} if i == 0 else {"content": d})
         if tool:
-            out += chunk({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
-                                          "function": {"name": "todo", "arguments": "{}"}}]})
-        out += chunk({}, "tool_calls" if tool else "stop", {"usage": usage}) + b"data: [DONE]\n\n"
+            out += self._event({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                                                "function": {"name": "todo", "arguments": "{}"}}]})
+        out += self._event({}, "tool_calls" if tool else "stop", {"usage": usage}) + b"data: [DONE]\n\n"
         self.wfile.write(out)
         self.wfile.flush()
         self.close_connection = True
