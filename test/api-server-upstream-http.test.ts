@@ -354,6 +354,24 @@ describe(`API server answers as upstream's (${golden.upstreamCommit.slice(0, 10)
 
 describe('the official openai SDK reads what upstream would have given it', () => {
   const client = () => new OpenAI({ baseURL: `${base}/v1`, apiKey: golden.key, maxRetries: 0 })
+  /** A streamed completion of `content` read through the SDK with include_usage: its text, last finish, usage. */
+  const streamed = async (content: string) => {
+    const stream = await client().chat.completions.create({
+      model: 'hermes-agent',
+      messages: [{ role: 'user', content }],
+      stream: true,
+      stream_options: { include_usage: true }
+    })
+    let text = ''
+    let finish: string | null = null
+    let usage: OpenAI.CompletionUsage | undefined
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta?.content ?? ''
+      finish = chunk.choices[0]?.finish_reason ?? finish
+      if (chunk.usage) usage = chunk.usage
+    }
+    return { text, finish, usage }
+  }
   const want = golden.cases.find((c) => c.name === 'chat')!.json as {
     choices: Array<{ message: { content: string }; finish_reason: string }>
   }
@@ -374,20 +392,7 @@ describe('the official openai SDK reads what upstream would have given it', () =
     const upstreamText = frames
       .map((f) => (f.data as { choices?: Array<{ delta?: { content?: string } }> })?.choices?.[0]?.delta?.content ?? '')
       .join('')
-    const stream = await client().chat.completions.create({
-      model: 'hermes-agent',
-      messages: [{ role: 'user', content: 'sdk, stream' }],
-      stream: true,
-      stream_options: { include_usage: true }
-    })
-    let text = ''
-    let finish: string | null = null
-    let usage: OpenAI.CompletionUsage | undefined
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta?.content ?? ''
-      finish = chunk.choices[0]?.finish_reason ?? finish
-      if (chunk.usage) usage = chunk.usage
-    }
+    const { text, finish, usage } = await streamed('sdk, stream')
     expect(text).toBe(upstreamText)
     expect(finish).toBe('stop')
     expect(usage).toMatchObject(golden.usage)
@@ -416,18 +421,7 @@ describe('the official openai SDK reads what upstream would have given it', () =
     expect(r.usage).toMatchObject(upstream.usage)
   })
   it('a streamed tool turn with include_usage, a store:false response read back, a model retrieved', async () => {
-    const stream = await client().chat.completions.create({
-      model: 'hermes-agent',
-      messages: [{ role: 'user', content: 'sdk: stream, use a tool, count it' }],
-      stream: true,
-      stream_options: { include_usage: true }
-    })
-    let text = ''
-    let usage: OpenAI.CompletionUsage | undefined
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta?.content ?? ''
-      if (chunk.usage) usage = chunk.usage
-    }
+    const { text, usage } = await streamed('sdk: stream, use a tool, count it')
     expect(text).toBe(golden.reply)
     expect(usage?.total_tokens).toBeGreaterThan(0)
     const unstored = await client().responses.create({

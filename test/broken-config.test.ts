@@ -3,35 +3,22 @@
 // settings, and looking changes nothing in the profile (no repaired file, no `.corrupt.*.bak` snapshot).
 // Beside it, the other profile files that can be there yet unreadable (state.db, SOUL.md, .env, active_profile) are
 // named problems of their profile too, never read as absent.
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { MemoryProviderState, ProfileInfo, ProfileSettings, SessionPage } from '@shared/contract'
 import { createHost } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
+import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
 import { startServe } from './helpers/serve-process'
 
-const made: string[] = []
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true })
-})
+afterAll(() => cleanupTempDirs())
 
 const BROKEN = 'model:\n  default: gpt-4o\n  provider: [unclosed\nmemory: {provider: holographic\n'
 const LIST = '# a list, not a mapping\n- model: gpt-4o\n- memory: holographic\n'
 
 function makeHome(): string {
-  const root = mkdtempSync(join(tmpdir(), 'cad-brokencfg-'))
-  made.push(root)
+  const root = tempDir('cad-brokencfg-')
   writeFileSync(
     join(root, 'config.yaml'),
     'model:\n  default: gpt-4o\n  provider: openai\nmemory:\n  provider: holographic\n'

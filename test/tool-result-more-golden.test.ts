@@ -26,9 +26,12 @@ interface Row {
   timestamp: number
   finish_reason: string | null
 }
-const { session, rows } = JSON.parse(
-  readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results-more/rows.json'), 'utf8')
-) as { session: string; rows: Row[] }
+/** A golden file under test/fixtures/upstream (scripts/golden wrote it). */
+const upstreamGolden = <T>(path: string) =>
+  JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/upstream', path), 'utf8')) as T
+/** A rows.json: a session's messages rows as upstream stored them. */
+const upstreamRows = (path: string) => upstreamGolden<{ session: string; rows: Row[] }>(path)
+const { session, rows } = upstreamRows('tool-results-more/rows.json')
 /** The stored result of a call, as the store hands it out (multimodal parts read as text). */
 const result = (id: string) => {
   const r = rows.find((x) => x.tool_call_id === id)!
@@ -153,9 +156,7 @@ describe("upstream's other tools in the transcript", () => {
 
 describe('the outcome in a few words (the folded call row, show, the Markdown export)', () => {
   it('says how each call of the first golden session went', () => {
-    const first = JSON.parse(
-      readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results/rows.json'), 'utf8')
-    ) as { rows: Row[] }
+    const first = upstreamRows('tool-results/rows.json')
     const statuses = first.rows
       .filter((r) => r.role === 'tool')
       .map((r) => toolResultStatus(parseToolResult(r.content!, r.tool_name)))
@@ -188,9 +189,7 @@ describe('the same results as plain text', () => {
     })
     expect(toolResultText(result('call_more_2').text, 'terminal').lines).toEqual(['(no output)'])
     // a patch: how many lines it added and removed (golden: ../tool-results, call_golden_5)
-    const first = JSON.parse(
-      readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results/rows.json'), 'utf8')
-    ) as { rows: Row[] }
+    const first = upstreamRows('tool-results/rows.json')
     const patch = first.rows.find((r) => r.tool_call_id === 'call_golden_5')!
     expect(toolResultText(patch.content!, 'patch').status).toBe('diff +1 −1')
     const image = toolResultText(result('call_more_23').text, 'image_generate')
@@ -210,17 +209,20 @@ describe('the same results as plain text', () => {
   })
 })
 
-const messages: Message[] = rows.map((r, i) => ({
-  id: i + 1,
-  sessionId: session,
-  role: r.role,
-  content: displayContent(r.content),
-  toolName: r.tool_name,
-  toolCallId: r.tool_call_id,
-  toolCalls: r.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
-  timestamp: r.timestamp,
-  finishReason: r.finish_reason
-})) as unknown as Message[]
+/** A fixture's rows as the store hands them out (multimodal parts read as text), numbered from 1. */
+const asMessages = (rs: Row[]) =>
+  rs.map((r, i) => ({
+    id: i + 1,
+    sessionId: session,
+    role: r.role,
+    content: displayContent(r.content),
+    toolName: r.tool_name,
+    toolCallId: r.tool_call_id,
+    toolCalls: r.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
+    timestamp: r.timestamp,
+    finishReason: r.finish_reason
+  })) as unknown as Message[]
+const messages = asMessages(rows)
 const detail = {
   summary: {
     id: session,
@@ -384,9 +386,7 @@ describe('the Markdown export', () => {
 // \u0000), a colour sequence's ESC in a file read_file returned and in a model's reply. A page drew each as an empty
 // box or nothing (`nul::end`, a box then `[32m`); they read as their pictures, as `caduceus sessions show` prints them.
 describe('control characters in what upstream stored', () => {
-  const ctl = JSON.parse(
-    readFileSync(join(import.meta.dirname, 'fixtures/upstream/control-chars/rows.json'), 'utf8')
-  ) as { session: string; rows: Row[] }
+  const ctl = upstreamRows('control-chars/rows.json')
   const at = (id: string) => {
     const r = ctl.rows.find((x) => x.tool_call_id === id)!
     return parseToolResult(displayContent(r.content) ?? '', r.tool_name)
@@ -414,9 +414,7 @@ describe('control characters in what upstream stored', () => {
 // gets a `[Hint: …]` line after its JSON. The transcript, `caduceus sessions show` and the exports read the first two
 // as a field dump (the model's format note included) and the third as the raw JSON text.
 describe('search_files results upstream groups, counts or cuts short', () => {
-  const found = JSON.parse(
-    readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results-long/rows.json'), 'utf8')
-  ) as { session: string; rows: Row[] }
+  const found = upstreamRows('tool-results-long/rows.json')
   const text = (n: number) => found.rows.find((x) => x.tool_call_id === `call_search_${n}`)!.content!
   const at = (n: number) => parseToolResult(text(n), 'search_files')
   const HINT = /^\[Hint: Results truncated\. Use offset=\d+ to see more/
@@ -472,17 +470,7 @@ describe('search_files results upstream groups, counts or cuts short', () => {
   })
 
   it('prints them so in caduceus sessions show', () => {
-    const msgs = found.rows.map((r, i) => ({
-      id: i + 1,
-      role: r.role,
-      content: r.content,
-      toolName: r.tool_name,
-      toolCallId: r.tool_call_id,
-      toolCalls: r.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
-      timestamp: r.timestamp,
-      finishReason: r.finish_reason
-    })) as unknown as Message[]
-    const show = formatSessionShow(detail, msgs)
+    const show = formatSessionShow(detail, asMessages(found.rows))
     expect(show).toContain("      - src/app.ts · line 4\n          export const café = greet('Zoë')")
     expect(show).not.toContain('{"total_count"')
     expect(show).not.toContain('matches_text')
@@ -494,9 +482,7 @@ describe('search_files results upstream groups, counts or cuts short', () => {
 // The transcript, `caduceus sessions show` and the exports showed the list or the lines without them, so a search
 // that left hits out read as complete.
 describe('the notes upstream puts beside a search or a read', () => {
-  const long = JSON.parse(
-    readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results-long/rows.json'), 'utf8')
-  ) as { session: string; rows: Row[] }
+  const long = upstreamRows('tool-results-long/rows.json')
   const text = (id: string) => long.rows.find((x) => x.tool_call_id === id)!.content!
   const said = (id: string) => JSON.parse(text(id)) as { _omitted?: string; _warning?: string; hint?: string }
 
@@ -523,17 +509,7 @@ describe('the notes upstream puts beside a search or a read', () => {
       createElement(ToolOutput, { text: text('call_again_read_3'), tool: 'read_file' })
     )
     expect(lines).toContain(`data-testid="tool-file-note">${read.hint}<br/>${read._warning}`)
-    const msgs = long.rows.map((r, i) => ({
-      id: i + 1,
-      role: r.role,
-      content: r.content,
-      toolName: r.tool_name,
-      toolCallId: r.tool_call_id,
-      toolCalls: r.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
-      timestamp: r.timestamp,
-      finishReason: r.finish_reason
-    })) as unknown as Message[]
-    const show = formatSessionShow(detail, msgs)
+    const show = formatSessionShow(detail, asMessages(long.rows))
     const md = toMarkdown({ id: long.session, messages: long.rows.map((r) => ({ ...r })) })
     for (const out of [show, md]) for (const note of [omitted, again, read._warning!]) expect(out).toContain(note)
   })
@@ -543,9 +519,9 @@ describe('the notes upstream puts beside a search or a read', () => {
 // in the call's tool row, and upstream's CLI marks the call failed. The page, sessions show and the exports read it
 // as a plain result, the call all green.
 describe('a tool call upstream timed out', () => {
-  const timeout = JSON.parse(
-    readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-timeout/cases.json'), 'utf8')
-  ) as { rows: Omit<Row, 'timestamp'>[]; cliDisplay: Record<string, [boolean, string]> }
+  const timeout = upstreamGolden<{ rows: Omit<Row, 'timestamp'>[]; cliDisplay: Record<string, [boolean, string]> }>(
+    'tool-timeout/cases.json'
+  )
   const row = (id: string) => timeout.rows.find((r) => r.tool_call_id === id)!
 
   it('is marked failed, as upstream shows it, and the call that finished is not', () => {
@@ -557,16 +533,7 @@ describe('a tool call upstream timed out', () => {
     expect(toolResultText(slow.content!, slow.tool_name)).toMatchObject({ status: 'failed' })
     const read = row('call_read')
     expect(failureOf(parseToolResult(read.content!, read.tool_name))).toBeNull()
-    const msgs = timeout.rows.map((r, i) => ({
-      id: i + 1,
-      role: r.role,
-      content: r.content,
-      toolName: r.tool_name,
-      toolCallId: r.tool_call_id,
-      toolCalls: r.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
-      timestamp: 1796100000 + i,
-      finishReason: r.finish_reason
-    })) as unknown as Message[]
+    const msgs = asMessages(timeout.rows.map((r, i) => ({ ...r, timestamp: 1796100000 + i })))
     expect(formatSessionShow(detail, msgs)).toMatch(/search_files\(pattern: alpha\)\n +← failed/)
   })
 })
@@ -575,9 +542,7 @@ describe('a tool call upstream timed out', () => {
 // after the last newline it read, so a read of lines 1-500 ends `501|`. Only the marker past the file's end was
 // dropped: a read cut short showed an empty line 501 (the file's line 501 is not empty) and counted 501 lines.
 describe('read_file cut short', () => {
-  const long = JSON.parse(
-    readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results-long/rows.json'), 'utf8')
-  ) as { session: string; rows: Row[] }
+  const long = upstreamRows('tool-results-long/rows.json')
   const text = (n: number) => long.rows.find((x) => x.tool_call_id === `call_read_${n}`)!.content!
   const at = (n: number) => parseToolResult(text(n), 'read_file')
 
@@ -606,9 +571,7 @@ describe('read_file cut short', () => {
 // after the JSON of a repeated failure or of a read-only call that gives the same answer again. The stored text was
 // then not JSON: a failed command showed its JSON as its output with no failure mark, a search or a read its JSON.
 describe("results upstream's tool-loop guard warned about", () => {
-  const loop = JSON.parse(
-    readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-loop-warnings/rows.json'), 'utf8')
-  ) as { session: string; rows: Row[] }
+  const loop = upstreamRows('tool-loop-warnings/rows.json')
   const row = (n: number) => loop.rows.find((x) => x.tool_call_id === `call_loop_${n}`)!
   const at = (n: number) => parseToolResult(row(n).content!, row(n).tool_name)
 

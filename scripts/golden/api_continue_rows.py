@@ -19,29 +19,16 @@ import asyncio
 import json
 import os
 import sqlite3
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from golden_setup import provider_home, serve_provider, upstream_api_server, write_golden
+from golden_setup import ScriptedProvider, provider_home, serve_provider, text_of, upstream_api_server, write_golden
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "api-continue"
 KEY = "hk_golden_key_0123456789"
 SEEN = []
 
 
-def text_of(content):
-    if isinstance(content, list):
-        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content or ""
-
-
-class Provider(BaseHTTPRequestHandler):
-    def log_message(self, *_):
-        pass
-
-    def do_GET(self):
-        self._send("application/json", json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode())
-
+class Provider(ScriptedProvider):
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
         # (an auxiliary call without the conversation, e.g. the title, is answered but not recorded)
@@ -63,13 +50,6 @@ class Provider(BaseHTTPRequestHandler):
                 "id": "c", "object": "chat.completion", "created": 1, "model": "m", "usage": usage,
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
             }).encode())
-
-    def _send(self, kind, data):
-        self.send_response(200)
-        self.send_header("content-type", kind)
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
 
 SYSTEM = {"role": "system", "content": "You are Seraphina."}

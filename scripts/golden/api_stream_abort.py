@@ -30,16 +30,12 @@ Writes test/fixtures/upstream/api-stream-abort/cases.json; replayed by src-main/
 import asyncio
 import json
 import os
-import socket
 import sqlite3
-import sys
-import tempfile
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
+from golden_setup import ScriptedProvider, record_api_server, text_of, write_golden
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "api-stream-abort"
 KEY = "hk_golden_key_0123456789"
@@ -48,20 +44,8 @@ SEEN = []
 HUNG_UP = threading.Event()  # set by the client once it has closed its connection
 
 
-def text_of(content):
-    if isinstance(content, list):
-        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content or ""
-
-
-class Provider(BaseHTTPRequestHandler):
+class Provider(ScriptedProvider):
     protocol_version = "HTTP/1.1"
-
-    def log_message(self, *_):
-        pass
-
-    def do_GET(self):
-        self._send("application/json", json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode())
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
@@ -71,44 +55,26 @@ class Provider(BaseHTTPRequestHandler):
             SEEN.append(got)
         if not body.get("stream"):
             reply = f"{FIRST}{NEXT}{REST}" if got else "a title"
-            return self._send("application/json", json.dumps({
-                "id": "c", "object": "chat.completion", "created": 1, "model": "m", "usage": usage,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
-            }).encode())
+            return self._send_completion({"role": "assistant", "content": reply}, "stop", usage)
         held = got and not HUNG_UP.is_set()
 
-        def chunk(delta, finish=None, extra=None):
-            return b"data: " + json.dumps({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
-                                           "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-                                           **(extra or {})}).encode() + b"\n\n"
-
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("connection", "close")
-        self.end_headers()
+        self._start_stream()
         try:
-            self.wfile.write(chunk({"role": "assistant", "content": FIRST}))
+            self.wfile.write(self._event({"role": "assistant", "content": FIRST}))
             self.wfile.flush()
             if held:
                 HUNG_UP.wait(10)
                 time.sleep(0.3)  # the client's close has reached the server
                 # the next words: the server's write of them to the gone client is where it learns of the hang-up
-                self.wfile.write(chunk({"content": NEXT}))
+                self.wfile.write(self._event({"content": NEXT}))
                 self.wfile.flush()
                 time.sleep(1.5)
-            self.wfile.write(chunk({"content": REST if held else NEXT + REST}) + chunk({}, "stop", {"usage": usage})
-                             + b"data: [DONE]\n\n")
+            self.wfile.write(self._event({"content": REST if held else NEXT + REST})
+                             + self._event({}, "stop", {"usage": usage}) + b"data: [DONE]\n\n")
             self.wfile.flush()
         except OSError:
             pass
         self.close_connection = True
-
-    def _send(self, kind, data):
-        self.send_response(200)
-        self.send_header("content-type", kind)
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
 
 def rows_of(home, sid):
@@ -133,6 +99,17 @@ async def settle(home, sid, count):
     await asyncio.sleep(0.5)
 
 
+async def first_text(resp):
+    """Read a chat completions stream up to its first text chunk: that text (the caller then hangs up)."""
+    async for line in resp.content:
+        line = line.decode().strip()
+        if line.startswith("data: {"):
+            text = json.loads(line[6:])["choices"][0]["delta"].get("content")
+            if text:
+                return text
+    return ""
+
+
 async def record(port, home):
     import aiohttp
 
@@ -143,15 +120,9 @@ async def record(port, home):
         # chat: hang up after the first text chunk
         HUNG_UP.clear()
         sid = "golden-abort-chat"
-        got = ""
         resp = await http.post(f"{base}/v1/chat/completions", headers={**auth, "X-Hermes-Session-Id": sid}, json={
             "model": "hermes-agent", "stream": True, "messages": [{"role": "user", "content": "tell me a long story"}]})
-        async for line in resp.content:
-            line = line.decode().strip()
-            if line.startswith("data: {"):
-                got += json.loads(line[6:])["choices"][0]["delta"].get("content") or ""
-                if got:
-                    break
+        got = await first_text(resp)
         resp.close()
         HUNG_UP.set()
         await settle(home, sid, 3)
@@ -175,16 +146,10 @@ async def record(port, home):
         HUNG_UP.clear()
         ui_sys = {"role": "system", "content": "You are a chat UI's assistant."}
         ask = {"role": "user", "content": "tell me about the sea"}
-        got = ""
         resp = await http.post(f"{base}/v1/chat/completions", headers=auth, json={
             "model": "hermes-agent", "stream": True, "messages": [ui_sys, ask]})
         first_sid = resp.headers.get("X-Hermes-Session-Id")
-        async for line in resp.content:
-            line = line.decode().strip()
-            if line.startswith("data: {"):
-                got += json.loads(line[6:])["choices"][0]["delta"].get("content") or ""
-                if got:
-                    break
+        got = await first_text(resp)
         resp.close()
         HUNG_UP.set()
         await settle(home, first_sid, 2)
@@ -245,49 +210,14 @@ async def record(port, home):
     return out
 
 
-async def main_async(home):
-    from gateway.config import PlatformConfig
-    from gateway.platforms.api_server import APIServerAdapter
-
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    adapter = APIServerAdapter(PlatformConfig(enabled=True, extra={"key": KEY, "host": "127.0.0.1", "port": port}))
-    if not await adapter.connect():
-        raise SystemExit("upstream's API server did not start")
-    try:
-        return await record(port, home)
-    finally:
-        await adapter.disconnect()
-
-
 def main() -> None:
     import aiohttp
 
     if tuple(int(x) for x in aiohttp.__version__.split(".")[:2]) < (3, 9):
         raise SystemExit(f"aiohttp {aiohttp.__version__}: needs 3.9+ (a handler not cancelled when its client goes)")
-    provider = ThreadingHTTPServer(("127.0.0.1", 0), Provider)
-    threading.Thread(target=provider.serve_forever, daemon=True).start()
-    with tempfile.TemporaryDirectory() as home:
-        os.environ["HERMES_HOME"] = home
-        os.environ["OPENAI_API_KEY"] = "sk-golden"
-        os.environ.pop("API_SERVER_KEY", None)
-        Path(home, "config.yaml").write_text(
-            f"model:\n  default: m\n  provider: custom\n  base_url: http://127.0.0.1:{provider.server_address[1]}/v1\n"
-            "platform_toolsets:\n  api_server: []\n")
-        sys.path.insert(0, str(UPSTREAM))
-        recorded = asyncio.run(main_async(home))
-    provider.shutdown()
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "cases.json").write_text(json.dumps({
-        "upstreamCommit": upstream_commit(),
-        "script": "scripts/golden/api_stream_abort.py",
-        "first": FIRST,
-        "next": NEXT,
-        "rest": REST,
-        **recorded,
-    }, indent=1, ensure_ascii=False) + "\n")
+    recorded = record_api_server(Provider, KEY, record)
+    write_golden(OUT / "cases.json", "scripts/golden/api_stream_abort.py",
+                 {"first": FIRST, "next": NEXT, "rest": REST, **recorded})
     print(f"{len(recorded)} cases → {OUT / 'cases.json'}")
 
 

@@ -18,9 +18,9 @@ import json
 import re
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
+from golden_setup import temp_dir, write_files
 from upstream_cli import hermes, upstream_commit
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,58 +33,55 @@ def created_id(out):
 
 
 def main():
-    with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp)
-        (home / "skills" / "briefing").mkdir(parents=True)
-        (home / "skills" / "briefing" / "SKILL.md").write_text(
-            "---\nname: briefing\ndescription: Morning briefing\n---\nList today's meetings in three bullets.\n"
-        )
-        (home / "skills" / "digest").mkdir(parents=True)
-        (home / "skills" / "digest" / "SKILL.md").write_text("---\nname: digest\ndescription: d\n---\nOne line each.\n")
-        (home / "scripts").mkdir()
-        (home / "scripts" / "watch.sh").write_text("df -h / | tail -1\n")
-        ids = {
-            "skill-only": created_id(
-                hermes(home, "cron", "create", "0 8 * * *", "--skill", "briefing", "--name", "skill-only").stdout
-            ),
-            "watchdog": created_id(
-                hermes(home, "cron", "create", "every 1h", "--script", "watch.sh", "--no-agent", "--name", "watchdog").stdout
-            ),
-            "both": created_id(
-                hermes(
-                    home, "cron", "create", "every 2h", "brief me", "--skill", "briefing", "--skill", "digest",
-                    "--workdir", "/tmp", "--name", "both",
-                ).stdout
-            ),
+    home = temp_dir("golden-cron-no-prompt-")
+    write_files(home, {
+        "skills/briefing/SKILL.md":
+            "---\nname: briefing\ndescription: Morning briefing\n---\nList today's meetings in three bullets.\n",
+        "skills/digest/SKILL.md": "---\nname: digest\ndescription: d\n---\nOne line each.\n",
+        "scripts/watch.sh": "df -h / | tail -1\n",
+    })
+    ids = {
+        "skill-only": created_id(
+            hermes(home, "cron", "create", "0 8 * * *", "--skill", "briefing", "--name", "skill-only").stdout
+        ),
+        "watchdog": created_id(
+            hermes(home, "cron", "create", "every 1h", "--script", "watch.sh", "--no-agent", "--name", "watchdog").stdout
+        ),
+        "both": created_id(
+            hermes(
+                home, "cron", "create", "every 2h", "brief me", "--skill", "briefing", "--skill", "digest",
+                "--workdir", "/tmp", "--name", "both",
+            ).stdout
+        ),
+    }
+    out = hermes(home, "cron", "list").stdout
+    details = {}
+    for name, job_id in ids.items():
+        block = out[out.index(job_id):]
+        block = block[: block.find("\n\n")] if "\n\n" in block else block
+        details[name] = {
+            m.group(1): m.group(2).strip()
+            for m in re.finditer(r"^\s+(%s):\s+(.*)$" % "|".join(DETAILS), block, re.M)
         }
-        out = hermes(home, "cron", "list").stdout
-        details = {}
-        for name, job_id in ids.items():
-            block = out[out.index(job_id):]
-            block = block[: block.find("\n\n")] if "\n\n" in block else block
-            details[name] = {
-                m.group(1): m.group(2).strip()
-                for m in re.finditer(r"^\s+(%s):\s+(.*)$" % "|".join(DETAILS), block, re.M)
-            }
-        if DEST.exists():
-            shutil.rmtree(DEST)
-        shutil.copytree(home, DEST / "home", ignore=shutil.ignore_patterns("logs", "*.lock", "output"))
-        def stored(name):
-            job = next(j for j in json.loads((home / "cron" / "jobs.json").read_text())["jobs"] if j["id"] == ids[name])
-            return {"name": job["name"], "prompt": job["prompt"], "skills": job["skills"]}
+    if DEST.exists():
+        shutil.rmtree(DEST)
+    shutil.copytree(home, DEST / "home", ignore=shutil.ignore_patterns("logs", "*.lock", "output"))
+    def stored(name):
+        job = next(j for j in json.loads((home / "cron" / "jobs.json").read_text())["jobs"] if j["id"] == ids[name])
+        return {"name": job["name"], "prompt": job["prompt"], "skills": job["skills"]}
 
-        renamed = {}
-        for name in ("skill-only", "watchdog"):
-            hermes(home, "cron", "edit", ids[name], "--name", f"{name} renamed")
-            renamed[name] = stored(name)
-        # a job with skills keeps running them with no instruction once its prompt is cleared
-        hermes(home, "cron", "edit", ids["both"], "--prompt", "")
-        cleared = {"both": stored("both")}
-        listed = {
-            "upstream_commit": upstream_commit(), "jobs": ids, "details": details, "renamed": renamed, "cleared": cleared,
-        }
-        (DEST / "listed.json").write_text(json.dumps(listed, indent=1, ensure_ascii=False) + "\n")
-        print(json.dumps(listed, indent=1))
+    renamed = {}
+    for name in ("skill-only", "watchdog"):
+        hermes(home, "cron", "edit", ids[name], "--name", f"{name} renamed")
+        renamed[name] = stored(name)
+    # a job with skills keeps running them with no instruction once its prompt is cleared
+    hermes(home, "cron", "edit", ids["both"], "--prompt", "")
+    cleared = {"both": stored("both")}
+    listed = {
+        "upstream_commit": upstream_commit(), "jobs": ids, "details": details, "renamed": renamed, "cleared": cleared,
+    }
+    (DEST / "listed.json").write_text(json.dumps(listed, indent=1, ensure_ascii=False) + "\n")
+    print(json.dumps(listed, indent=1))
 
 
 if __name__ == "__main__":

@@ -19,9 +19,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
+from golden_setup import temp_dir, write_files
 from upstream_cli import UPSTREAM, upstream_commit
 
 DEST = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "cron-skill-dirs"
@@ -62,26 +62,20 @@ print(json.dumps(out))
 
 
 def main():
-    with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp) / "home"
-        for rel, text in FILES.items():
-            (home / rel).parent.mkdir(parents=True, exist_ok=True)
-            (home / rel).write_text(text)
-        env = {k: v for k, v in os.environ.items() if k != "TEAM_DIR"}
-        run = subprocess.run(
-            ["/usr/bin/python3", "-c", PROBE, UPSTREAM, json.dumps(NAMES)],
-            env={**env, "HERMES_HOME": str(home)}, capture_output=True, text=True, check=True,
-        )
-        cases = json.loads(run.stdout.strip().splitlines()[-1])
-        if DEST.exists():
-            shutil.rmtree(DEST)
-        DEST.mkdir(parents=True)
-        for rel, text in FILES.items():
-            (DEST / "home" / rel).parent.mkdir(parents=True, exist_ok=True)
-            (DEST / "home" / rel).write_text(text)
-        out = {"upstream_commit": upstream_commit(), "cases": cases}
-        (DEST / "cases.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
-        print(json.dumps(out, indent=1))
+    home = temp_dir("golden-skill-dirs-") / "home"
+    write_files(home, FILES)
+    env = {k: v for k, v in os.environ.items() if k != "TEAM_DIR"}
+    run = subprocess.run(
+        ["/usr/bin/python3", "-c", PROBE, UPSTREAM, json.dumps(NAMES)],
+        env={**env, "HERMES_HOME": str(home)}, capture_output=True, text=True, check=True,
+    )
+    cases = json.loads(run.stdout.strip().splitlines()[-1])
+    if DEST.exists():
+        shutil.rmtree(DEST)
+    write_files(DEST / "home", FILES)
+    out = {"upstream_commit": upstream_commit(), "cases": cases}
+    (DEST / "cases.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    print(json.dumps(out, indent=1))
 
 
 if __name__ == "__main__":

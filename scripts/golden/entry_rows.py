@@ -23,22 +23,15 @@ import json
 import os
 import re
 import sqlite3
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from golden_setup import provider_home, serve_provider, upstream_api_server, write_golden
+from golden_setup import ScriptedProvider, provider_home, serve_provider, upstream_api_server, write_golden
 from upstream_cli import hermes
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "entry-rows"
 KEY = "hk_golden_key_0123456789"
 MODEL = "gpt-4o-mini"
 USAGE = {"prompt_tokens": 1200, "completion_tokens": 40, "total_tokens": 1240, "prompt_tokens_details": {"cached_tokens": 200}}
-
-
-def text_of(content):
-    if isinstance(content, list):
-        return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content or ""
 
 
 def reply_for(body):
@@ -60,12 +53,8 @@ def chunk(delta, finish=None, usage=None):
     return b"data: " + json.dumps(c).encode() + b"\n\n"
 
 
-class Provider(BaseHTTPRequestHandler):
-    def log_message(self, *_):
-        pass
-
-    def do_GET(self):
-        self._send("application/json", json.dumps({"object": "list", "data": [{"id": MODEL, "object": "model"}]}).encode())
+class Provider(ScriptedProvider):
+    MODEL = MODEL
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
@@ -90,13 +79,6 @@ class Provider(BaseHTTPRequestHandler):
             self._send("application/json", json.dumps({
                 "id": "c1", "object": "chat.completion", "created": 1, "model": MODEL, "usage": USAGE,
                 "choices": [{"index": 0, "message": msg, "finish_reason": finish}]}).encode())
-
-    def _send(self, kind, data):
-        self.send_response(200)
-        self.send_header("content-type", kind)
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
 
 async def api_server(ids, usage):

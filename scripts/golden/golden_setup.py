@@ -1,7 +1,9 @@
 """The setup the golden scripts share: a temp HERMES_HOME with upstream's checkout importable, temp folders that go
 when the script ends (so a generator leaves nothing in /tmp), a home's files, the cron clock held still, a scripted
-OpenAI-compatible provider and a home that uses it, upstream's API server on a free port, a built source database, a
-session's stored rows, and the golden JSON file written the one way the fixtures are.
+OpenAI-compatible provider (its handler's frame, its stream events) and a home that uses it, upstream's API server
+on a free port (and a recording made through it), a built source database, a session's stored rows, a tool call
+stored as upstream's executor stores it, a tools' workspace and its rows fixture, and the golden JSON file written
+the one way the fixtures are.
 
 Imported by the scripts next to it, as upstream_cli.py is (this folder is on sys.path when one runs).
 """
@@ -16,7 +18,7 @@ import tempfile
 import threading
 from contextlib import asynccontextmanager
 from datetime import datetime
-from http.server import ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from upstream_cli import UPSTREAM, upstream_commit  # also keeps Python from writing bytecode here
@@ -36,6 +38,51 @@ def upstream_home(prefix: str = "golden-hermes-") -> Path:
     os.environ["HERMES_HOME"] = str(home)
     sys.path.insert(0, UPSTREAM)
     return home
+
+
+def text_of(content, sep: str = "\n") -> str:
+    """What a request's message says: its content, or the text parts of a multimodal content list joined by `sep`."""
+    if isinstance(content, list):
+        return sep.join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content or ""
+
+
+class ScriptedProvider(BaseHTTPRequestHandler):
+    """The frame of a scripted provider's handler: quiet, lists the one model MODEL on a GET (/v1/models), and
+    `_send` answers a whole body; a script's subclass scripts do_POST."""
+    MODEL = "m"
+
+    def log_message(self, *_):
+        pass
+
+    def do_GET(self):
+        self._send("application/json", json.dumps({"object": "list", "data": [{"id": self.MODEL, "object": "model"}]})
+                   .encode())
+
+    def _send(self, kind, data):
+        self.send_response(200)
+        self.send_header("content-type", kind)
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_completion(self, message: dict, finish: str, usage: dict):
+        """A whole (not streamed) chat.completion of `message`."""
+        self._send("application/json", json.dumps({
+            "id": "c", "object": "chat.completion", "created": 1, "model": self.MODEL, "usage": usage,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        }).encode())
+
+    def _start_stream(self):
+        """The head of an event stream written as it goes (its end closes the connection)."""
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("connection", "close")
+        self.end_headers()
+
+    def _event(self, delta: dict, finish=None, extra=None) -> bytes:
+        """One event of that stream (sse_chunk)."""
+        return sse_chunk(self.MODEL, delta, finish, extra, chunk_id="c", created=1)
 
 
 def serve_provider(handler):
@@ -108,10 +155,29 @@ async def upstream_api_server(key: str, agent=None, **extra):
         await adapter.disconnect()
 
 
-def sse_chunk(model: str, delta: dict, finish=None) -> bytes:
-    """One `data:` event of an OpenAI-compatible stream, as a scripted provider sends it."""
-    c = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1767225600, "model": model,
-         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+def record_api_server(handler, key: str, record, toolsets: str = "  api_server: []\n"):
+    """What `await record(port, home)` returns, asked of upstream's API server (upstream_api_server, `key`) in a
+    provider_home whose model is the scripted provider `handler` (serve_provider), shut down after."""
+    import asyncio
+
+    provider, base_url = serve_provider(handler)
+    home = provider_home(base_url, toolsets=toolsets)
+
+    async def run():
+        async with upstream_api_server(key) as (port, _):
+            return await record(port, home)
+
+    try:
+        return asyncio.run(run())
+    finally:
+        provider.shutdown()
+
+
+def sse_chunk(model: str, delta: dict, finish=None, extra=None, chunk_id="chatcmpl-1", created=1767225600) -> bytes:
+    """One `data:` event of an OpenAI-compatible stream, as a scripted provider sends it (`extra`: its other keys,
+    such as usage)."""
+    c = {"id": chunk_id, "object": "chat.completion.chunk", "created": created, "model": model,
+         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **(extra or {})}
     return b"data: " + json.dumps(c).encode() + b"\n\n"
 
 
@@ -127,6 +193,42 @@ def message_rows(db_path, session_id: str) -> list:
         if r["tool_calls"]:
             r["tool_calls"] = json.loads(r["tool_calls"])
     return rows
+
+
+def tool_workspace(name: str) -> Path:
+    """A scratch workspace at a fixed path under the temp dir (`name`), emptied now with its src/ made and removed at
+    exit; the tools run there (TERMINAL_CWD and the cwd), and rows_json replaces its path with a placeholder."""
+    work = Path(tempfile.gettempdir()) / name
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "src").mkdir(parents=True)
+    atexit.register(shutil.rmtree, work, ignore_errors=True)
+    os.environ["TERMINAL_CWD"] = str(work)
+    os.chdir(work)
+    return work
+
+
+def write_rows_json(out_dir: Path, db_path, session_id: str, work: Path) -> None:
+    """A tool-results fixture: the session's message_rows as out_dir/rows.json, `work` written as /home/user/project
+    so the data does not depend on where it was generated."""
+    rows = message_rows(db_path, session_id)
+    text = json.dumps({"session": session_id, "rows": rows}, indent=2, ensure_ascii=False) + "\n"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "rows.json").write_text(text.replace(str(work), "/home/user/project"))
+    print(f"wrote {len(rows)} rows to {out_dir / 'rows.json'}")
+
+
+def store_tool_call(db, session_id: str, name: str, args: dict, call_id: str, result: str, at: float, took=1):
+    """One tool call and its result as upstream's executor stores them through `db` (a SessionDB): the assistant's
+    tool_calls row at `at`, then the result as make_tool_result_message wraps it, `took` seconds later."""
+    from agent.tool_dispatch_helpers import make_tool_result_message
+
+    call = {"id": call_id, "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
+    db.append_message(session_id, "assistant", content=None, tool_calls=[call], finish_reason="tool_calls",
+                      timestamp=at)
+    msg = make_tool_result_message(name, result, call_id)
+    db.append_message(session_id, "tool", content=msg["content"], tool_name=msg["tool_name"],
+                      tool_call_id=msg["tool_call_id"], timestamp=at + took)
 
 
 def built_db(build, copy_to: Path) -> Path:

@@ -24,17 +24,11 @@ src-main/channels/api-server-conversation.test.ts.
 import asyncio
 import json
 import os
-import socket
 import sqlite3
-import sys
-import tempfile
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
+from golden_setup import ScriptedProvider, record_api_server, text_of, write_golden
 
-sys.path.insert(0, str(UPSTREAM))
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "inline-think"
 KEY = "hk_golden_key_0123456789"
 SEEN = []
@@ -69,12 +63,6 @@ SCRUB_CASES = [
 ]
 
 
-def text_of(content):
-    if isinstance(content, list):
-        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content or ""
-
-
 def reply_for(messages):
     if messages and messages[-1]["role"] == "tool":
         return "after_tool"
@@ -85,14 +73,8 @@ def reply_for(messages):
     return None
 
 
-class Provider(BaseHTTPRequestHandler):
+class Provider(ScriptedProvider):
     protocol_version = "HTTP/1.1"
-
-    def log_message(self, *_):
-        pass
-
-    def do_GET(self):
-        self._send(json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode())
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
@@ -101,7 +83,7 @@ class Provider(BaseHTTPRequestHandler):
         usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
         if key is None:  # a title request
             SEEN.append({"kind": "other", "stream": bool(body.get("stream"))})
-            return self._send(json.dumps({
+            return self._send("application/json", json.dumps({
                 "id": "c", "object": "chat.completion", "created": 1, "model": "m", "usage": usage,
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": TITLE}, "finish_reason": "stop"}],
             }).encode())
@@ -115,37 +97,19 @@ class Provider(BaseHTTPRequestHandler):
             if tool:
                 msg["tool_calls"] = [{"id": "call_1", "type": "function",
                                       "function": {"name": "todo", "arguments": "{}"}}]
-            return self._send(json.dumps({
-                "id": "c", "object": "chat.completion", "created": 1, "model": "m", "usage": usage,
-                "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if tool else "stop"}],
-            }).encode())
+            return self._send_completion(msg, "tool_calls" if tool else "stop", usage)
 
-        def chunk(delta, finish=None, extra=None):
-            return b"data: " + json.dumps({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
-                                           "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-                                           **(extra or {})}).encode() + b"\n\n"
-
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("connection", "close")
-        self.end_headers()
+        self._start_stream()
         out = b""
         for i, d in enumerate(deltas):
-            out += chunk({"role": "assistant", "content": d} if i == 0 else {"content": d})
+            out += self._event({"role": "assistant", "content": d} if i == 0 else {"content": d})
         if tool:
-            out += chunk({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
-                                          "function": {"name": "todo", "arguments": "{}"}}]})
-        out += chunk({}, "tool_calls" if tool else "stop", {"usage": usage}) + b"data: [DONE]\n\n"
+            out += self._event({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                                                "function": {"name": "todo", "arguments": "{}"}}]})
+        out += self._event({}, "tool_calls" if tool else "stop", {"usage": usage}) + b"data: [DONE]\n\n"
         self.wfile.write(out)
         self.wfile.flush()
         self.close_connection = True
-
-    def _send(self, data):
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
 
 def rows_of(home, sid):
@@ -253,23 +217,6 @@ async def record(port, home):
     return out
 
 
-async def main_async(home):
-    from gateway.config import PlatformConfig
-    from gateway.platforms.api_server import APIServerAdapter
-
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    adapter = APIServerAdapter(PlatformConfig(enabled=True, extra={"key": KEY, "host": "127.0.0.1", "port": port}))
-    if not await adapter.connect():
-        raise SystemExit("upstream's API server did not start")
-    try:
-        return await record(port, home)
-    finally:
-        await adapter.disconnect()
-
-
 def scrub_cases():
     from agent.think_scrubber import StreamingThinkScrubber
 
@@ -281,27 +228,10 @@ def scrub_cases():
 
 
 def main() -> None:
-    provider = ThreadingHTTPServer(("127.0.0.1", 0), Provider)
-    threading.Thread(target=provider.serve_forever, daemon=True).start()
-    with tempfile.TemporaryDirectory() as home:
-        os.environ["HERMES_HOME"] = home
-        os.environ["OPENAI_API_KEY"] = "sk-golden"
-        os.environ.pop("API_SERVER_KEY", None)
-        Path(home, "config.yaml").write_text(
-            f"model:\n  default: m\n  provider: custom\n  base_url: http://127.0.0.1:{provider.server_address[1]}/v1\n"
-            "platform_toolsets:\n  api_server: [todo]\n")
-        recorded = asyncio.run(main_async(home))
-        scrub = scrub_cases()
-    provider.shutdown()
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "cases.json").write_text(json.dumps({
-        "upstreamCommit": upstream_commit(),
-        "script": "scripts/golden/inline_think.py",
-        "replies": REPLIES,
-        "title": TITLE,
-        "scrubber": scrub,
-        **recorded,
-    }, indent=1, ensure_ascii=False) + "\n")
+    recorded = record_api_server(Provider, KEY, record, toolsets="  api_server: [todo]\n")
+    scrub = scrub_cases()
+    write_golden(OUT / "cases.json", "scripts/golden/inline_think.py",
+                 {"replies": REPLIES, "title": TITLE, "scrubber": scrub, **recorded})
     print(f"{len(recorded)} api cases, {len(scrub)} scrubber cases → {OUT / 'cases.json'}")
 
 

@@ -18,9 +18,9 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
+from golden_setup import temp_dir, write_files
 from upstream_cli import UPSTREAM, upstream_commit
 
 DEST = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "memory-write-approval"
@@ -53,29 +53,26 @@ print(json.dumps(json.loads(memory_tool(store=store, **json.loads(sys.argv[2])))
 
 
 def run(switch, call):
-    with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp)
-        (home / "memories").mkdir()
-        (home / "memories" / "MEMORY.md").write_text(START)
-        (home / "config.yaml").write_text(f"memory:\n  write_approval: {switch}\n")
-        out = subprocess.run(
-            ["/usr/bin/python3", "-c", PROBE, UPSTREAM, json.dumps(call)],
-            env={**os.environ, "HERMES_HOME": str(home)}, capture_output=True, text=True, check=True,
-        )
-        answer = json.loads(out.stdout.strip().splitlines()[-1])
-        answer.pop("pending_id", None)
-        records = []
-        pending = home / "pending" / "memory"
-        for p in sorted(pending.glob("*.json")) if pending.exists() else []:
-            rec = json.loads(p.read_text())
-            assert p.stem == rec.pop("id")
-            assert isinstance(rec.pop("created_at"), float)
-            records.append(rec)
-        files = {
-            name: (home / "memories" / name).read_text() if (home / "memories" / name).exists() else None
-            for name in ("MEMORY.md", "USER.md")
-        }
-        return {"answer": answer, "pending": records, "files": files}
+    home = temp_dir("golden-memory-approval-")
+    write_files(home, {"memories/MEMORY.md": START, "config.yaml": f"memory:\n  write_approval: {switch}\n"})
+    out = subprocess.run(
+        ["/usr/bin/python3", "-c", PROBE, UPSTREAM, json.dumps(call)],
+        env={**os.environ, "HERMES_HOME": str(home)}, capture_output=True, text=True, check=True,
+    )
+    answer = json.loads(out.stdout.strip().splitlines()[-1])
+    answer.pop("pending_id", None)
+    records = []
+    pending = home / "pending" / "memory"
+    for p in sorted(pending.glob("*.json")) if pending.exists() else []:
+        rec = json.loads(p.read_text())
+        assert p.stem == rec.pop("id")
+        assert isinstance(rec.pop("created_at"), float)
+        records.append(rec)
+    files = {
+        name: (home / "memories" / name).read_text() if (home / "memories" / name).exists() else None
+        for name in ("MEMORY.md", "USER.md")
+    }
+    return {"answer": answer, "pending": records, "files": files}
 
 
 DECIDE = """

@@ -12,16 +12,13 @@ per reply, the files the gateway sends (path, as voice) and the text the chat ge
 
 import json
 import os
-import shutil
-import sys
-import tempfile
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
+from golden_setup import upstream_home
+
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "reply-media" / "cases.json"
-os.environ["HERMES_HOME"] = tempfile.mkdtemp(prefix="caduceus-golden-media-")
+upstream_home("caduceus-golden-media-")
 os.environ["HOME"] = "/home/user"  # `~` expands the same wherever this runs
-sys.path.insert(0, UPSTREAM)
 
 from gateway.platforms.base import BasePlatformAdapter  # noqa: E402
 
@@ -63,4 +60,3 @@ for name, text in REPLIES.items():
 OUT.parent.mkdir(parents=True, exist_ok=True)
 OUT.write_text(json.dumps({"cases": cases}, indent=2, ensure_ascii=False) + "\n")
 print(f"wrote {len(cases)} cases to {OUT}")
-shutil.rmtree(os.environ["HERMES_HOME"], ignore_errors=True)

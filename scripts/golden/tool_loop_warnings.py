@@ -13,30 +13,16 @@ hard stops as config.yaml's default leaves them). Rows go to test/fixtures/upstr
 the workspace path replaced by a stable placeholder.
 """
 
-import json
-import os
-import shutil
-import sqlite3
-import sys
-import tempfile
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
-OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "tool-loop-warnings"
-WORK = Path(tempfile.gettempdir()) / "caduceus-golden-ws-loop"
-PLACEHOLDER = "/home/user/project"
+from golden_setup import store_tool_call, tool_workspace, upstream_home, write_rows_json
 
-shutil.rmtree(WORK, ignore_errors=True)
-(WORK / "src").mkdir(parents=True)
-home = Path(tempfile.mkdtemp(prefix="caduceus-golden-home-loop-"))
-os.environ["HERMES_HOME"] = str(home)
-os.environ["TERMINAL_CWD"] = str(WORK)
-os.chdir(WORK)
-sys.path.insert(0, UPSTREAM)
+OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "tool-loop-warnings"
+WORK = tool_workspace("caduceus-golden-ws-loop")
+home = upstream_home("caduceus-golden-home-loop-")
 
 import model_tools  # noqa: E402,F401  (registers every tool module with the registry)
 from agent.display import _detect_tool_failure  # noqa: E402
-from agent.tool_dispatch_helpers import make_tool_result_message  # noqa: E402
 from agent.tool_guardrails import (  # noqa: E402
     ToolCallGuardrailConfig,
     ToolCallGuardrailController,
@@ -83,29 +69,9 @@ for i, (name, args) in enumerate(CASES + STRICT, start=1):
         failed, _ = _detect_tool_failure(name, result)
         after = guard.after_call(name, args, result, failed=failed)
         result = append_toolguard_guidance(result, after)
-    call = {"id": call_id, "type": "function",
-            "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
-    db.append_message(sid, "assistant", content=None, tool_calls=[call], finish_reason="tool_calls", timestamp=clock)
-    msg = make_tool_result_message(name, result, call_id)
-    db.append_message(sid, "tool", content=msg["content"], tool_name=msg["tool_name"],
-                      tool_call_id=msg["tool_call_id"], timestamp=clock + 1)
+    store_tool_call(db, sid, name, args, call_id, result, clock)
     clock += 5
 db.append_message(sid, "assistant", content="src/missing.py does not exist.", finish_reason="stop", timestamp=clock)
 db.close()
 
-con = sqlite3.connect(home / "state.db")
-con.row_factory = sqlite3.Row
-rows = [dict(r) for r in con.execute(
-    "SELECT role, content, tool_calls, tool_call_id, tool_name, timestamp, finish_reason FROM messages"
-    " WHERE session_id = ? ORDER BY id", (sid,))]
-con.close()
-for r in rows:
-    if r["tool_calls"]:
-        r["tool_calls"] = json.loads(r["tool_calls"])
-text = json.dumps({"session": sid, "rows": rows}, indent=2, ensure_ascii=False) + "\n"
-text = text.replace(str(WORK), PLACEHOLDER)
-OUT.mkdir(parents=True, exist_ok=True)
-(OUT / "rows.json").write_text(text)
-print(f"wrote {len(rows)} rows to {OUT / 'rows.json'}")
-shutil.rmtree(home, ignore_errors=True)
-shutil.rmtree(WORK, ignore_errors=True)
+write_rows_json(OUT, home / "state.db", sid, WORK)

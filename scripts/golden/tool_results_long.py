@@ -13,43 +13,28 @@ the workspace path replaced by a stable placeholder. Last, the notes upstream pu
 third same search or read in a row, `_omitted` when a search's hits include a secret-bearing file (.env).
 """
 
-import json
 import os
-import shutil
-import sqlite3
-import sys
-import tempfile
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
-OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "tool-results-long"
-WORK = Path(tempfile.gettempdir()) / "caduceus-golden-ws-long"
-PLACEHOLDER = "/home/user/project"
+from golden_setup import store_tool_call, tool_workspace, upstream_home, write_files, write_rows_json
 
-shutil.rmtree(WORK, ignore_errors=True)
-(WORK / "src").mkdir(parents=True)
-home = Path(tempfile.mkdtemp(prefix="caduceus-golden-home-long-"))
-os.environ["HERMES_HOME"] = str(home)
-os.environ["TERMINAL_CWD"] = str(WORK)
-os.chdir(WORK)
-sys.path.insert(0, UPSTREAM)
+OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "tool-results-long"
+WORK = tool_workspace("caduceus-golden-ws-long")
+home = upstream_home("caduceus-golden-home-long-")
 
 import model_tools  # noqa: E402,F401  (registers every tool module with the registry)
-from agent.tool_dispatch_helpers import make_tool_result_message  # noqa: E402
 from hermes_state import SessionDB  # noqa: E402
 from tools.registry import registry  # noqa: E402
 
-(WORK / "src" / "greet.py").write_text(
-    'import sys\n\n\ndef greet(name: str) -> str:\n    return f"Hello, {name}!"\n\n\n'
+write_files(WORK, {
+    "src/greet.py": 'import sys\n\n\ndef greet(name: str) -> str:\n    return f"Hello, {name}!"\n\n\n'
     "def greet_all(names):\n    return [greet(n) for n in names]\n\n\n"
-    'if __name__ == "__main__":\n    print(greet(sys.argv[1]))\n'
-)
-(WORK / "src" / "app.ts").write_text(
-    "import { greet } from './greet'\n\nexport const hello = greet('Ada')\nexport const café = greet('Zoë')  \n"
-)
-(WORK / "src" / "empty.md").write_text("nothing to see\n")
-(WORK / "data").mkdir()
-(WORK / "data" / "table.py").write_text("".join(f"ROW_{i} = {i}\n" for i in range(1, 621)))
+    'if __name__ == "__main__":\n    print(greet(sys.argv[1]))\n',
+    "src/app.ts":
+    "import { greet } from './greet'\n\nexport const hello = greet('Ada')\nexport const café = greet('Zoë')  \n",
+    "src/empty.md": "nothing to see\n",
+    "data/table.py": "".join(f"ROW_{i} = {i}\n" for i in range(1, 621)),
+})
 
 CASES = [
     # five matches in two files: the path-grouped block (trailing spaces of a match are dropped by upstream)
@@ -93,30 +78,10 @@ for name, call_id, args in CALLS:
         (WORK / "src" / ".env").write_text("API_TOKEN=golden-not-a-secret\n")
         (WORK / "src" / "notes.md").write_text("The TOKEN goes in .env\n")
     result = registry.dispatch(name, args, task_id=task)
-    call = {"id": call_id, "type": "function",
-            "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
-    db.append_message(sid, "assistant", content=None, tool_calls=[call], finish_reason="tool_calls", timestamp=clock)
-    msg = make_tool_result_message(name, result, call_id)
-    db.append_message(sid, "tool", content=msg["content"], tool_name=msg["tool_name"],
-                      tool_call_id=msg["tool_call_id"], timestamp=clock + 1)
+    store_tool_call(db, sid, name, args, call_id, result, clock)
     clock += 5
 db.append_message(sid, "assistant", content="greet is used in greet.py and app.ts.", finish_reason="stop",
                   timestamp=clock)
 db.close()
 
-con = sqlite3.connect(home / "state.db")
-con.row_factory = sqlite3.Row
-rows = [dict(r) for r in con.execute(
-    "SELECT role, content, tool_calls, tool_call_id, tool_name, timestamp, finish_reason FROM messages"
-    " WHERE session_id = ? ORDER BY id", (sid,))]
-con.close()
-for r in rows:
-    if r["tool_calls"]:
-        r["tool_calls"] = json.loads(r["tool_calls"])
-text = json.dumps({"session": sid, "rows": rows}, indent=2, ensure_ascii=False) + "\n"
-text = text.replace(str(WORK), PLACEHOLDER)
-OUT.mkdir(parents=True, exist_ok=True)
-(OUT / "rows.json").write_text(text)
-print(f"wrote {len(rows)} rows to {OUT / 'rows.json'}")
-shutil.rmtree(home, ignore_errors=True)
-shutil.rmtree(WORK, ignore_errors=True)
+write_rows_json(OUT, home / "state.db", sid, WORK)

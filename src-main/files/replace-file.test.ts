@@ -4,28 +4,19 @@ import {
   chmodSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   statSync,
   symlinkSync,
   writeFileSync
 } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { cleanupTempDirs, tempDir } from '../store/test-fixtures/tmp'
 import { replaceFile } from './index'
 
-const made: string[] = []
-const dir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'cad-replace-'))
-  made.push(d)
-  return d
-}
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true })
-})
+const dir = () => tempDir('cad-replace-')
+afterAll(() => cleanupTempDirs())
 const mode = (p: string) => statSync(p).mode & 0o777
 
 describe('replaceFile', () => {

@@ -6,23 +6,13 @@
 // each file is (the Memory page's figure) is checked against upstream's counts in memory-usage/upstream.json
 // (scripts/golden/memory_usage.py).
 import { spawn } from 'node:child_process'
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scanForThreats } from '@shared/contract/threat-scan'
 import { loadConfig, readSoul } from '../config'
 import { createHost } from '../host'
+import { cleanupTempDirs, tempDir } from '../store/test-fixtures/tmp'
 import { createLogger } from '../host/log/log'
 import { withHomeOverride } from '../scope'
 import { buildMemoryManagerForAgent } from './agent-build'
@@ -47,11 +37,9 @@ const golden = JSON.parse(
   soul: { text: string; loaded: string | null }[]
 }
 
-const made: string[] = []
-afterAll(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })))
+afterAll(() => cleanupTempDirs())
 function home(config = '', files: Record<string, string> = {}): string {
-  const h = mkdtempSync(join(tmpdir(), 'cad-mem-up-'))
-  made.push(h)
+  const h = tempDir('cad-mem-up-')
   mkdirSync(join(h, 'memories'))
   writeFileSync(join(h, 'config.yaml'), config)
   for (const [name, text] of Object.entries(files)) {
@@ -372,8 +360,7 @@ const usageGolden = JSON.parse(
 // upstream's count and limit before and after one tool call, and Caduceus's tool (the path a turn uses) must answer
 // with upstream's figure — which is the page's numbers worded as the tool words them, so the two cannot disagree.
 describe(`how full each file is, as upstream ${usageGolden.commit.slice(0, 8)} counts it`, () => {
-  const root = mkdtempSync(join(tmpdir(), 'cad-mem-usage-'))
-  made.push(root)
+  const root = tempDir('cad-mem-usage-')
   const profileOf = (i: number) => `u${i}`
   const homeOf = (i: number) => join(root, 'profiles', profileOf(i))
   let host: Awaited<ReturnType<typeof createHost>>

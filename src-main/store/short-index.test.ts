@@ -23,6 +23,17 @@ const sessionsOf = (reg: StoreRegistry, q: string) => {
   const r = reg.searchAll({ query: q, limit: 50 })
   return { ids: (r.sessions ?? []).map((g) => g.sessionId).sort(), fallback: r.fallback ?? '' }
 }
+/** One Caduceus run on the homes under `root` (a CLI command, or the app from start to quit): its registry, closed after. */
+const runsOn =
+  (root: string) =>
+  async <T>(fn: (reg: StoreRegistry) => T | Promise<T>): Promise<T> => {
+    const reg = new StoreRegistry(root)
+    try {
+      return await fn(reg)
+    } finally {
+      reg.closeAll()
+    }
+  }
 const cadTables = (path: string) => {
   const db = new Database(path, { readonly: true })
   try {
@@ -342,14 +353,7 @@ describe('short-text index: a message another program rewrites in place', () => 
 
   it('while no Caduceus watched (closed, or only the CLI ran): the next open reads indexed rows by text until rechecked', async () => {
     const root = tempDir()
-    const run = async <T>(fn: (reg: StoreRegistry) => T | Promise<T>): Promise<T> => {
-      const reg = new StoreRegistry(root) // one Caduceus run: a CLI command, or the app from start to quit
-      try {
-        return await fn(reg)
-      } finally {
-        reg.closeAll()
-      }
-    }
+    const run = runsOn(root)
     const [nara] = await run(async (reg) => {
       const s = reg.get('default')
       await s.createSession('a', 'cli')
@@ -426,14 +430,7 @@ describe('short-text index: a message another program rewrites in place', () => 
 
   it('a rewrite no FTS index sees (a message of one emoji: no word, no trigram) is read again at the next open', async () => {
     const root = tempDir()
-    const run = async <T>(fn: (reg: StoreRegistry) => T | Promise<T>): Promise<T> => {
-      const reg = new StoreRegistry(root)
-      try {
-        return await fn(reg)
-      } finally {
-        reg.closeAll()
-      }
-    }
+    const run = runsOn(root)
     const [rocket] = await run(async (reg) => {
       const s = reg.get('default')
       await s.createSession('a', 'cli')
@@ -466,14 +463,7 @@ describe('short-text index: a message another program rewrites in place', () => 
   it('an upstream session while no Caduceus ran: the next open reads only the rows it wrote by their text', async () => {
     const root = tempDir()
     const path = join(root, 'state.db')
-    const run = async <T>(fn: (reg: StoreRegistry) => T | Promise<T>): Promise<T> => {
-      const reg = new StoreRegistry(root)
-      try {
-        return await fn(reg)
-      } finally {
-        reg.closeAll()
-      }
-    }
+    const run = runsOn(root)
     /** What a search of this run reads by text instead of the grams (every row above `before`, and `ids`). */
     const byText = (reg: StoreRegistry) =>
       (
