@@ -105,21 +105,18 @@ DECISIONS = [
 
 
 def decide(verb, call, extra):
-    with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp)
-        (home / "memories").mkdir()
-        (home / "memories" / "MEMORY.md").write_text(START)
-        (home / "config.yaml").write_text(f"memory:\n  write_approval: true\n{extra}")
-        out = subprocess.run(
-            ["/usr/bin/python3", "-c", DECIDE, UPSTREAM, json.dumps(call), verb],
-            env={**os.environ, "HERMES_HOME": str(home)}, capture_output=True, text=True, check=True,
-        )
-        res = json.loads(out.stdout.strip().splitlines()[-1])
-        res["files"] = {
-            name: (home / "memories" / name).read_text() if (home / "memories" / name).exists() else None
-            for name in ("MEMORY.md", "USER.md")
-        }
-        return res
+    home = temp_dir("golden-memory-approval-")
+    write_files(home, {"memories/MEMORY.md": START, "config.yaml": f"memory:\n  write_approval: true\n{extra}"})
+    out = subprocess.run(
+        ["/usr/bin/python3", "-c", DECIDE, UPSTREAM, json.dumps(call), verb],
+        env={**os.environ, "HERMES_HOME": str(home)}, capture_output=True, text=True, check=True,
+    )
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    res["files"] = {
+        name: (home / "memories" / name).read_text() if (home / "memories" / name).exists() else None
+        for name in ("MEMORY.md", "USER.md")
+    }
+    return res
 
 
 def main():
