@@ -4,7 +4,7 @@
 // streams as a script sees them): the same lines printed, the same titles and rows left in state.db. Where upstream prints a
 // failure on stdout and exits 0, Caduceus prints it on stderr and exits 1 (a script can tell it failed).
 import { execFile } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -28,6 +28,7 @@ const G = JSON.parse(readFileSync(join(fix, 'sessions-verbs/verbs.json'), 'utf8'
   changes: Array<{ argv: string[]; printed: string; ids: string[]; archived: string[] }>
   workspaces: Array<{ argv: string[]; ids: string[] }>
   repo_root: [string, string]
+  stats_without_db: { code: number; printed: string }
 }
 const SRC: Record<string, string> = {
   fidelity: join(fix, 'fidelity/home'),
@@ -83,6 +84,14 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
       expect(`Total sessions: ${json.sessions}`).toBe(G.homes[name]!.stats[0])
     })
   }
+
+  it("stats on a home without state.db prints upstream's every line, its size line too, and creates no file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cad-verbs-nodb-'))
+    made.push(dir)
+    const r = await inProcess(dir, 'sessions', 'stats')
+    expect([r.code, r.stdout]).toEqual([G.stats_without_db.code, G.stats_without_db.printed])
+    expect(existsSync(join(dir, 'state.db'))).toBe(false)
+  })
 
   it('rename while another program holds the write lock: one line naming the lock, not a bad title; at a terminal a note while it waits', async () => {
     const dir = copy('fidelity')
