@@ -4,7 +4,7 @@
 // streams as a script sees them): the same lines printed, the same titles and rows left in state.db. Where upstream prints a
 // failure on stdout and exits 0, Caduceus prints it on stderr and exits 1 (a script can tell it failed).
 import { execFile } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -28,6 +28,8 @@ const G = JSON.parse(readFileSync(join(fix, 'sessions-verbs/verbs.json'), 'utf8'
   changes: Array<{ argv: string[]; printed: string; ids: string[]; archived: string[] }>
   workspaces: Array<{ argv: string[]; ids: string[] }>
   repo_root: [string, string]
+  stats_without_db: { code: number; printed: string }
+  stats_quarter_mb: { bytes: number; printed: string }
 }
 const SRC: Record<string, string> = {
   fidelity: join(fix, 'fidelity/home'),
@@ -83,6 +85,23 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
       expect(`Total sessions: ${json.sessions}`).toBe(G.homes[name]!.stats[0])
     })
   }
+
+  it("stats on a home without state.db prints upstream's every line, its size line too, and creates no file; a 0.25 MB file's size as upstream rounds it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cad-verbs-nodb-'))
+    made.push(dir)
+    const r = await inProcess(dir, 'sessions', 'stats')
+    expect([r.code, r.stdout]).toEqual([G.stats_without_db.code, G.stats_without_db.printed])
+    expect(existsSync(join(dir, 'state.db'))).toBe(false)
+    // a file of 64 pages of 4 KiB is 0.25 MB: Python's format rounds the tie to the even digit (0.2; toFixed: 0.3)
+    new SessionStore(join(dir, 'state.db')).close()
+    const db = new Database(join(dir, 'state.db'))
+    db.exec('CREATE TABLE filler (x BLOB)')
+    while (db.pragma('page_count', { simple: true }) !== 64) db.exec('INSERT INTO filler VALUES (zeroblob(100))')
+    db.pragma('wal_checkpoint(TRUNCATE)')
+    db.close()
+    expect(statSync(join(dir, 'state.db')).size).toBe(G.stats_quarter_mb.bytes)
+    expect((await inProcess(dir, 'sessions', 'stats')).stdout).toBe(G.stats_quarter_mb.printed)
+  })
 
   it('rename while another program holds the write lock: one line naming the lock, not a bad title; at a terminal a note while it waits', async () => {
     const dir = copy('fidelity')

@@ -100,6 +100,19 @@ describe('a live host follows the files another program swaps under it', () => {
     expect(titlesIn(path)).toEqual({ kept: 'as in the backup', restored: 'renamed after the restore' })
   })
 
+  it("a read that meets its profile's store closed (the host shutting down, the profile removed) answers unavailable, not an internal error", async () => {
+    const home = tempDir('cad-closed-host-')
+    const host = await createHost({ home, headless: true, live: false, validateOutput: true, log: createLogger() })
+    hosts.push(host)
+    expect(await listed(host, 'default')).toEqual([])
+    host.stores.get('default').close() // as closeAll or a vanished profile does, under a request still holding it
+    const r = await host.dispatcher.invoke('sessions.list', { profile: 'default' })
+    expect(r).toMatchObject({
+      ok: false,
+      error: { code: 'unavailable', message: expect.stringMatching(/state\.db was closed .*nothing was read/) }
+    })
+  })
+
   it('a profile folder made before its state.db: the file upstream creates later shows with its sessions', async () => {
     const root = tempDir('cad-swap-host-root-')
     const work = join(root, 'profiles', 'work')

@@ -8,7 +8,9 @@ Writes test/fixtures/upstream/sessions-verbs/verbs.json: per home, the stats lin
 the size is the file's, not the data's), each rename's exit code and printed text, and every session's title after;
 for the fidelity home also each `--yes` delete, prune and archive (each on a fresh copy): what it printed and the
 session ids left (and, for archive, those archived); and for the v31 home (one session given a git repo root first)
-the ids `hermes sessions list --workspace NEEDLE [--limit N]` lists.
+the ids `hermes sessions list --workspace NEEDLE [--limit N]` lists. And `hermes sessions stats` on a home with no
+state.db, every line of it (the size line included: upstream's SessionDB creates the file it then measures, empty),
+and on a home whose state.db is exactly 64 pages of 4 KiB (0.25 MB: Python's format rounds that tie to the even digit).
 """
 import json
 import shutil
@@ -123,6 +125,22 @@ def main():
             listed = [l.split()[-1] for l in r.stdout.splitlines()[2:] if l.strip()]
             out["workspaces"].append({"argv": argv, "code": r.returncode, "printed": r.stdout, "ids": listed})
     out["repo_root"] = list(REPO_ROOT)
+    with tempfile.TemporaryDirectory() as tmp:
+        r = hermes(Path(tmp), "sessions", "stats", check=False)
+        out["stats_without_db"] = {"code": r.returncode, "printed": r.stdout}
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        hermes(home, "sessions", "stats")  # upstream's SessionDB makes the file; a filler table grows it to 64 pages
+        con = sqlite3.connect(home / "state.db")
+        con.execute("CREATE TABLE filler (x BLOB)")
+        while con.execute("PRAGMA page_count").fetchone()[0] < 64:
+            con.execute("INSERT INTO filler VALUES (zeroblob(100))")
+            con.commit()
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        con.close()
+        size = (home / "state.db").stat().st_size
+        r = hermes(home, "sessions", "stats")
+        out["stats_quarter_mb"] = {"bytes": size, "printed": r.stdout}
     dest = FIX / "sessions-verbs" / "verbs.json"
     dest.write_text(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
     print(f"wrote {dest}")

@@ -23,15 +23,18 @@ export function requireId(id: unknown, field = 'sessionId'): string {
 }
 
 /**
- * A write (or a registry open) after the store or its host closed: refused before anything touches the file, so a
- * late task (a background child, a debounce) never re-creates a state.db, or its folder, the user may have moved or
- * deleted since.
+ * A write, a read (or a registry open) after the store or its host closed: refused before anything touches the file, so
+ * a late task (a background child, a debounce) never re-creates a state.db, or its folder, the user may have moved or
+ * deleted since, and a late read is told why rather than failing inside the driver.
  */
 export class StoreClosedError extends CaduceusError {
-  constructor(readonly profile: string) {
+  constructor(
+    readonly profile: string,
+    use: 'write' | 'read' = 'write'
+  ) {
     super(
       'unavailable',
-      `Profile '${profile}': its state.db was closed (the host shut down, or the profile was removed); nothing was written.`
+      `Profile '${profile}': its state.db was closed (the host shut down, or the profile was removed); nothing was ${use === 'read' ? 'read' : 'written'}.`
     )
     this.name = 'StoreClosedError'
   }

@@ -80,6 +80,16 @@ describe('StoreRegistry', () => {
       name: 'StoreClosedError'
     })
     expect(() => reg.get('default')).toThrow(/closed/)
+    // a late read is refused the same clear way (was better-sqlite3's "The database connection is not open"), through
+    // the store's own reads and the repositories' alike
+    const closedRead = {
+      code: 'unavailable',
+      name: 'StoreClosedError',
+      message: expect.stringMatching(/nothing was read/)
+    }
+    expect(() => work.listSessions()).toThrow(expect.objectContaining(closedRead))
+    expect(() => work.getSession('w1')).toThrow(expect.objectContaining(closedRead))
+    expect(() => work.costRepo().session('w1')).toThrow(expect.objectContaining(closedRead))
     expect(existsSync(join(root, 'profiles', 'work'))).toBe(false)
     expect(existsSync(join(root, 'state.db'))).toBe(false)
     // said once, however many uses follow

@@ -109,6 +109,8 @@ type SessionCounters = Pick<SessionRecord, 'messageCount' | 'endedAt'> & {
 export type LocalChangeListener = (change: { profile: string; sessionIds: string[] }) => void
 
 const handles = new WeakMap<SessionStore, StateDb>()
+/** Each store's guarded read connection (its private `db`), for the repositories' `sqliteOf`. */
+const readers = new WeakMap<SessionStore, () => Database.Database>()
 /**
  * How long a replaced file's old -wal/-shm may stay beside it before the store opens the new file beside them (the old
  * WAL is emptied, and the old file let go of, at once).
@@ -184,7 +186,9 @@ export function bindingOf(store: SessionStore): string | undefined {
  * the newly created file, so never hold on to it.
  */
 export function sqliteOf(store: SessionStore): Database.Database {
-  return stateDbOf(store).sqlite
+  const read = readers.get(store)
+  if (!read) throw new Error('not a SessionStore')
+  return read()
 }
 
 /** The file the store's connection reads: state.db, or the private copy read in its place (read-copy.ts). */
@@ -199,6 +203,7 @@ export function openFileOf(store: SessionStore): string | null {
 
 /** Typed drizzle queries on the store's current connection (store/-internal; read per call, like `sqliteOf`). */
 export function ormOf(store: SessionStore): Orm {
+  sqliteOf(store) // the same refusal after close, the same wait during a swap
   return stateDbOf(store).orm
 }
 
@@ -296,14 +301,15 @@ export class SessionStore {
     if (this.handle.pending && opts.lazyCreate !== true) this.prepareWrite()
     this.owner = opts.profile ?? ownerProfileForDb(this.path)
     this.profile = this.owner ?? 'default'
-    this.readBusyMs = Number(this.db.pragma('busy_timeout', { simple: true })) || 0
+    this.readBusyMs = Number(this.conn.pragma('busy_timeout', { simple: true })) || 0
     this.queue = new WriteQueue(() => this.profile, opts.writeRetryMs)
     handles.set(this, this.handle)
+    readers.set(this, () => this.db)
     this.checkShortIndex()
   }
 
   private dataVersion(): number {
-    return Number(this.db.pragma('data_version', { simple: true }))
+    return Number(this.conn.pragma('data_version', { simple: true }))
   }
 
   /**
@@ -317,17 +323,17 @@ export class SessionStore {
     if (this.handle.pending) return
     this.verified = null
     try {
-      if (shortIndexState(this.db, this.handle.shape) === null) return
-      if (shortIndexVerified(this.db)) {
-        this.verified = { conn: this.db, dv: this.dataVersion() }
+      if (shortIndexState(this.conn, this.handle.shape) === null) return
+      if (shortIndexVerified(this.conn)) {
+        this.verified = { conn: this.conn, dv: this.dataVersion() }
         // rows whose rewrite no FTS index shows (short-index.ts blindRows; a few): compared with their text now, and
         // any that differ read by it until a write reads them again
-        for (const id of blindRewritten(this.db, this.handle.shape)) this.rechecks.changed.add(id)
+        for (const id of blindRewritten(this.conn, this.handle.shape)) this.rechecks.changed.add(id)
         return
       }
       // the rows written since it last matched, from upstream's FTS index (an upstream session's turns, its deletes,
       // a hand edit): only those are read by their text, and their recheck verifies the index again
-      const changed = changedSinceVerified(this.db)
+      const changed = changedSinceVerified(this.conn)
       if (changed) return this.reread(changed, true)
     } catch {
       // unreadable now (a lock): not known to match
@@ -343,7 +349,7 @@ export class SessionStore {
     if (!full || this.rechecks.pending || this.rechecks.changed.size) return
     this.fullRecheck = null
     try {
-      if (full.conn === this.db && this.db.open && this.dataVersion() === full.dv) this.verified = full
+      if (full.conn === this.conn && this.conn.open && this.dataVersion() === full.dv) this.verified = full
     } catch {
       // not known: the next open rechecks
     }
@@ -352,12 +358,12 @@ export class SessionStore {
   /** At close: the index's mark for what this process leaves, when it knows the index matches it (`verified`). */
   private recordVerified(): void {
     const v = this.verified
-    if (!v || v.conn !== this.db || !this.db.open || this.db.readonly || this.handle.readonly) return // (a read copy too)
+    if (!v || v.conn !== this.conn || !this.conn.open || this.conn.readonly || this.handle.readonly) return // (a read copy too)
     if (this.rechecks.pending || this.rechecks.changed.size) return
     try {
       if (this.dataVersion() !== v.dv) return // another program committed since: the next open reads the rows again
-      this.db.pragma('busy_timeout = 0') // never wait at close: unrecorded, the next open only rechecks
-      this.db.transaction(() => markVerified(this.db)).immediate()
+      this.conn.pragma('busy_timeout = 0') // never wait at close: unrecorded, the next open only rechecks
+      this.conn.transaction(() => markVerified(this.conn)).immediate()
     } catch {
       // locked or read-only: not recorded, and the next open rechecks
     }
@@ -375,8 +381,19 @@ export class SessionStore {
     )
   }
 
-  /** The current connection (swapped once when the first write creates a missing state.db); store/-internal. */
+  /** The current connection (swapped once when the first write creates a missing state.db), unguarded: lifecycle use. */
+  private get conn(): Database.Database {
+    return this.handle.sqlite
+  }
+  /**
+   * The connection a read uses. Closed: refused as a write is (not better-sqlite3's "connection is not open"). Between
+   * letting go of a replaced file and opening the new one (syncFile) the handle is a placeholder that reads as a home
+   * without sessions, so a read looks again: during the grace that throws SQLITE_BUSY_SWAP, which a read request waits
+   * out as it waits out a lock (busy-retry.ts, the lock banner); after it, the new file opens and is read.
+   */
   private get db(): Database.Database {
+    if (this.closed) this.refuseIfClosed('read')
+    if (this.leftOldFile) this.syncFile()
     return this.handle.sqlite
   }
   /** True while the profile has no state.db file yet (created by the first write). */
@@ -413,7 +430,7 @@ export class SessionStore {
     this.refuseIfClosed()
     prepareForWrite(this.handle)
     if (!this.handle.reconciled) {
-      this.db.transaction(() => endWriteTx(this.handle, beginWriteTx(this.handle), true)).immediate()
+      this.conn.transaction(() => endWriteTx(this.handle, beginWriteTx(this.handle), true)).immediate()
       this.handle.reconciled = true
     }
   }
@@ -438,16 +455,16 @@ export class SessionStore {
     this.indexTimer = null
     if (this.recheckTimer) clearTimeout(this.recheckTimer)
     this.recheckTimer = null
-    if (this.db.open) this.db.close()
+    if (this.conn.open) this.conn.close()
     for (const fn of this.closers) fn()
     this.closers.clear()
     this.copies.close()
     if (this.handle.readCopy) dropCopy(this.handle.readCopy)
   }
 
-  private refuseIfClosed(): void {
+  private refuseIfClosed(use: 'write' | 'read' = 'write'): void {
     if (!this.closed) return
-    const err = new StoreClosedError(this.profile)
+    const err = new StoreClosedError(this.profile, use)
     try {
       this.onClosedUse?.(err)
     } catch {
@@ -509,7 +526,7 @@ export class SessionStore {
    */
   write<T>(fn: (tx: WriteTx) => T): Promise<T> {
     const tx = this.tx
-    if (this.depth > 0 && tx) return Promise.resolve(this.db.transaction(() => fn(tx))())
+    if (this.depth > 0 && tx) return Promise.resolve(this.conn.transaction(() => fn(tx))())
     return this.queue.run(() => this.attempt(fn))
   }
 
@@ -518,7 +535,7 @@ export class SessionStore {
     this.syncFile() // never into a file that was replaced or deleted under the open connection
     this.prepareConnection() // first write of this open: create a missing file, switch to WAL
     // busy_timeout 0 while acquiring: SQLite must never sleep on this thread waiting for another process.
-    this.db.pragma('busy_timeout = 0')
+    this.conn.pragma('busy_timeout = 0')
     this.depth++
     let began: { views: string[] | undefined } | null = null // set once BEGIN IMMEDIATE holds the lock
     let behind = 0
@@ -528,27 +545,27 @@ export class SessionStore {
       // First write reconciles in the same transaction; the read views go only once the lock is held and come
       // back before COMMIT, so a write waiting on a foreign lock (or rolled back) changes nothing readers see.
       const first = !this.handle.reconciled
-      const result = this.db
+      const result = this.conn
         .transaction(() => {
           began = { views: beginWriteTx(this.handle) }
           // before this write's own rows: does the index match what every program left? (no other program can
           // commit while this transaction holds the write lock, so the data_version read here covers all of it)
           const dv = this.dataVersion()
-          const wasVerified = this.verified?.conn === this.db && this.verified.dv === dv
-          const before = indexFacts(this.db, this.handle.shape)
+          const wasVerified = this.verified?.conn === this.conn && this.verified.dv === dv
+          const before = indexFacts(this.conn, this.handle.shape)
           const settled = !this.rechecks.pending && !this.rechecks.changed.size
           const exact = wasVerified || (settled && before.verified)
           const out = fn(tx)
           // Caduceus's short CJK/emoji index: a write indexes a short backlog (its own rows), the slices a long one
-          behind = shortIndexStep(this.db, this.handle.shape, index)
+          behind = shortIndexStep(this.conn, this.handle.shape, index)
           // an index this write created was read from the rows as they are: it matches them
-          if (exact || (!before.has && indexFacts(this.db, this.handle.shape).has)) known = dv
+          if (exact || (!before.has && indexFacts(this.conn, this.handle.shape).has)) known = dv
           endWriteTx(this.handle, began.views, first)
           return out
         })
         .immediate()
       this.handle.reconciled = true
-      if (known !== null) this.verified = { conn: this.db, dv: known }
+      if (known !== null) this.verified = { conn: this.conn, dv: known }
       this.depth--
       this.flush()
       if (behind > 0) this.scheduleIndexSlice()
@@ -561,7 +578,7 @@ export class SessionStore {
     } finally {
       tx.close()
       if (this.tx === tx) this.tx = null
-      if (this.db.open) this.db.pragma(`busy_timeout = ${this.readBusyMs}`)
+      if (this.conn.open) this.conn.pragma(`busy_timeout = ${this.readBusyMs}`)
     }
   }
 
@@ -571,10 +588,10 @@ export class SessionStore {
    * backing off from another program's lock) goes first; a lock another program holds puts the slice off.
    */
   private scheduleIndexSlice(delayMs = INDEX_SLICE_GAP_MS): void {
-    if (this.indexTimer || !this.db.open) return
+    if (this.indexTimer || !this.conn.open) return
     this.indexTimer = setTimeout(() => {
       this.indexTimer = null
-      if (!this.db.open) return
+      if (!this.conn.open) return
       if (this.queue.size > 0) return this.scheduleIndexSlice()
       try {
         this.attempt(() => undefined, SLICE_STEP)
@@ -603,7 +620,7 @@ export class SessionStore {
     if (this.rechecks.note(rowids) || all) {
       this.verified = null
       try {
-        this.fullRecheck = this.db.open ? { conn: this.db, dv: this.dataVersion() } : null
+        this.fullRecheck = this.conn.open ? { conn: this.conn, dv: this.dataVersion() } : null
       } catch {
         this.fullRecheck = null // unreadable now: this recheck verifies nothing, the next open checks again
       }
@@ -615,13 +632,13 @@ export class SessionStore {
    * re-read into the index by a write of their own, once they are known (never by a turn's write).
    */
   private scheduleRecheck(delayMs = INDEX_SLICE_GAP_MS): void {
-    if (this.recheckTimer || !this.db.open) return
+    if (this.recheckTimer || !this.conn.open) return
     this.recheckTimer = setTimeout(() => {
       this.recheckTimer = null
-      if (!this.db.open) return
+      if (!this.conn.open) return
       let more = false
       try {
-        more = recheckSlice(this.db, this.handle.shape, this.rechecks, SLICE_STEP.budgetMs)
+        more = recheckSlice(this.conn, this.handle.shape, this.rechecks, SLICE_STEP.budgetMs)
       } catch (err) {
         // a locked or replaced file: tried again on the next tick
         more = isBusy(err) || this.rechecks.pending

@@ -3,10 +3,11 @@
 // and its watcher must follow the path — never keep serving (or writing to) the unlinked inode.
 import Database from 'better-sqlite3'
 import { execFile, execFileSync } from 'node:child_process'
-import { readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs'
+import { copyFileSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { SessionStore, SessionWatcher } from './index'
+import { readRetrying, SessionStore, SessionWatcher } from './index'
+import { openFileOf } from './session-store'
 import { restoreBackup, runWriter, UPSTREAM_APPEND } from './test-fixtures/spawn-writer'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 
@@ -191,6 +192,29 @@ describe('a state.db replaced, deleted or created under a live store', () => {
       "[('c', 'written after the restore')]",
       '[(200000,)]'
     ])
+  })
+
+  it('a read in the grace after a restore that left the old -wal/-shm waits as for a lock, then reads the restored file (never an empty home)', async () => {
+    const { path, store, backup } = await homeWithBackup()
+    // upstream's snapshot restore, in this process: copied beside state.db, moved over it, the old -wal/-shm left
+    copyFileSync(backup, `${path}.restoring`)
+    renameSync(`${path}.restoring`, path)
+    // the watcher's check lets go of the old file at once; the restored one is not opened during the grace
+    expect(() => store.syncFile()).toThrow(/waiting for its old -wal\/-shm/)
+    // a page's list in that window: was [] (the placeholder read as a home without state.db)
+    expect(() => ids(store)).toThrow(expect.objectContaining({ code: 'SQLITE_BUSY_SWAP' }))
+    expect(openFileOf(store)).toBeNull() // still not opened by that read
+    // a read request waits it out as it waits out a lock (the dispatcher's retry, the lock banner), then reads the new file
+    let waited = false
+    expect(
+      await readRetrying(
+        () => ids(store),
+        10_000,
+        () => (waited = true)
+      )
+    ).toEqual(['a', 'c'])
+    expect(waited).toBe(true)
+    expect(store.getSession('a')!.title).toBe('from the backup')
   })
 
   it('a write that comes before any check goes to the restored file, not the unlinked one', async () => {

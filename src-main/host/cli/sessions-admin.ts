@@ -11,6 +11,7 @@ import { confirm, sessionsByFilter } from './by-filter'
 import { exportCli } from './export-cli'
 import { call } from './call'
 import { profileOf } from './profile'
+import { pyFixed1 } from './py-fixed'
 import { UsageError } from './run-args'
 
 /** Returns the exit code, or null when `sub` is not an admin subcommand. */
@@ -81,7 +82,8 @@ export async function sessionAdminCli(
       console.log(`Total sessions: ${stats.sessions}\nTotal messages: ${stats.messages}`)
       for (const src of ['cli', 'telegram', 'discord', 'whatsapp', 'slack'])
         if (stats.bySource[src]) console.log(`  ${src}: ${stats.bySource[src]} sessions`)
-      if (bytes !== null) console.log(`Database size: ${(bytes / (1024 * 1024)).toFixed(1)} MB`)
+      // upstream's SessionDB creates a missing file before it measures it (0.0 MB); reads here create nothing
+      console.log(`Database size: ${pyFixed1((bytes ?? 0) / (1024 * 1024))} MB`)
     }
     return 0
   }

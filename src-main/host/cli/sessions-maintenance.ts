@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { SessionStore } from '../../store'
 import type { HostArgs } from './args'
 import { profileHome } from './profile'
+import { pyFixed1 } from './py-fixed'
 
 const mb = (path: string) => (existsSync(path) ? statSync(path).size / (1024 * 1024) : 0)
 
@@ -35,7 +36,7 @@ function optimize(path: string): number {
   const after = mb(path)
   console.log(`Optimized ${indexes} FTS index(es).`)
   console.log(
-    `Database size: ${before.toFixed(1)} MB -> ${after.toFixed(1)} MB (reclaimed ${(before - after).toFixed(1)} MB)`
+    `Database size: ${pyFixed1(before)} MB -> ${pyFixed1(after)} MB (reclaimed ${pyFixed1(before - after)} MB)`
   )
   return 0
 }
