@@ -56,7 +56,11 @@ export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: Turn
   let shown = false
   const show = (part: { text: string; reasoning: string }): void => {
     if (deps.stream === false) return
-    const visible = shown ? part.text : part.text.replace(/^\n+/, '')
+    let visible = shown ? part.text : part.text.replace(/^\n+/, '')
+    if (ctx.streamBreak && visible.trim()) {
+      ctx.streamBreak = false
+      visible = `\n\n${part.text}`
+    }
     if (part.reasoning && !reasoning) ctx.emit({ kind: 'reasoning', text: part.reasoning })
     if (visible) ctx.emit({ kind: 'text', text: visible })
     shown ||= !!visible

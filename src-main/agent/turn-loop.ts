@@ -334,6 +334,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         response.toolCalls,
         ctx
       )
+      ctx.streamBreak = true
       continue
     }
     // A steer that arrived during the final answer still gets its own model call.

@@ -420,7 +420,7 @@ describe('a resent history stays one session', () => {
   it('a streamed tool turn with text before the tool call, sent back as the stream showed it', async () => {
     const history: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'please TOOL something' }]
     const first = await streamChat(history)
-    expect(first.text).toMatch(/^Let me check\. checked, answer \d+$/)
+    expect(first.text).toMatch(/^Let me check\. \n\nchecked, answer \d+$/)
     history.push({ role: 'assistant', content: first.text }, { role: 'user', content: 'and then?' })
     const second = await streamChat(history)
     expect(second.sid).toBe(first.sid)
