@@ -46,6 +46,19 @@ const thinkGolden = JSON.parse(
   tool_turn: { rows: ThinkRow[] }
   unclosed: { clientDeltas: string[]; rows: ThinkRow[] }
 }
+/** What upstream does with replies that have nothing to show (scripts/golden/empty_replies.py). */
+type EmptyRow = [string, string | null, string | null, string | null, string | null]
+const emptyGolden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/empty-replies/cases.json'), 'utf8')
+) as {
+  cases: Record<
+    string,
+    {
+      streamed: { clientDeltas: string[]; providerGot: Array<Array<Record<string, unknown>>>; rows: EmptyRow[] }
+      plain: { status: number; content: string; finishReason: string; requests: number; rows: EmptyRow[] }
+    }
+  >
+}
 const PY = '/usr/bin/python3'
 const withUpstream = existsSync(PY) && existsSync(join(UPSTREAM, 'hermes_state.py'))
 
@@ -79,6 +92,15 @@ beforeAll(async () => {
         const deltas = thinkGolden.replies[key]!
         const toolCalls = key === 'tool' ? [{ name: 'no_such_tool', arguments: {} }] : undefined
         return { deltas, text: deltas.join(''), toolCalls }
+      }
+      // a model with nothing to show, as the golden's provider answers it
+      if (typeof firstUser === 'string' && firstUser.startsWith('case ')) {
+        const kind = firstUser.split(' ')[1]
+        const asked = provider.requests.filter((r) => (r.body?.messages as Msg[])?.some((m) => m.content === firstUser))
+        if (kind === 'think') return { deltas: ['<think>all reasoning, ', 'no answer</think>'], text: 'x' }
+        if (kind === 'field') return { text: '', reasoning: 'thinking hard' }
+        if (kind === 'blank' || asked.length <= 1) return { text: '' }
+        return { text: 'Recovered.' }
       }
       if (text.startsWith('### Task:')) return { text: `{ "title": "Task answer ${n}" }` }
       if (msgs.at(-1)?.role === 'tool') return { text: `checked, answer ${n}` }
@@ -553,6 +575,45 @@ describe('a model writing its reasoning inline (<think>…</think> in the conten
     const got = await deltasOf([{ role: 'user', content: 'INLINE unclosed please' }], 'inline-unclosed')
     expect(got.join('')).toBe(thinkGolden.unclosed.clientDeltas.join(''))
     expect(rowsOf('inline-unclosed')).toEqual(expected(thinkGolden.unclosed.rows, ['INLINE unclosed please']))
+  })
+})
+
+describe('a reply with nothing to show, as upstream (golden empty-replies)', () => {
+  const rowsOf = (sid: string): EmptyRow[] =>
+    db()
+      .prepare<[string], EmptyRow>(
+        'SELECT role, content, reasoning, reasoning_content, finish_reason FROM messages WHERE session_id = ? ORDER BY id'
+      )
+      .raw()
+      .all(sid)
+  const sent = (ask: string) =>
+    provider.requests
+      .filter((r) => r.body?.stream && (r.body.messages as Msg[]).some((m) => m.content === ask))
+      .map((r) => (r.body.messages as Array<Record<string, unknown>>).filter((m) => m.role !== 'system'))
+  it.each(Object.keys(emptyGolden.cases))('%s', async (kind) => {
+    const golden = emptyGolden.cases[kind]!
+    const sid = `golden-empty-${kind}`
+    const ask = `case ${kind} streamed`
+    const stream = await client.chat.completions.create(
+      { model: 'hermes-agent', messages: [{ role: 'user', content: ask }], stream: true },
+      { headers: { 'X-Hermes-Session-Id': sid } }
+    )
+    const got: string[] = []
+    for await (const chunk of stream) if (chunk.choices?.[0]?.delta?.content) got.push(chunk.choices[0].delta.content)
+    expect(got.join('')).toBe(golden.streamed.clientDeltas.join(''))
+    expect(sent(ask)).toEqual(golden.streamed.providerGot)
+    expect(rowsOf(sid)).toEqual(golden.streamed.rows)
+    // Not streamed: the same requests and rows; the reply is upstream's own explanation when there is none (our words).
+    const plainAsk = `case ${kind} plain`
+    const r = await client.chat.completions.create(
+      { model: 'hermes-agent', messages: [{ role: 'user', content: plainAsk }] },
+      { headers: { 'X-Hermes-Session-Id': `${sid}-plain` } }
+    )
+    expect(sent(plainAsk)).toHaveLength(golden.plain.requests)
+    expect(rowsOf(`${sid}-plain`)).toEqual(golden.plain.rows)
+    expect(r.choices[0]!.finish_reason).toBe(golden.plain.finishReason)
+    if (golden.plain.content.startsWith('⚠️ No reply:')) expect(r.choices[0]!.message.content).toMatch(/^No reply: /)
+    else expect(r.choices[0]!.message.content).toBe(golden.plain.content)
   })
 })
 
