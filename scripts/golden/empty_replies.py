@@ -10,7 +10,8 @@ the case named in its first user message, streamed (upstream streams every call)
 - think: content "<think>…</think>" only, every time;
 - field: content "" with the provider's own `reasoning_content`, every time;
 - blank: content "", no reasoning, every time;
-- blank_once: content "" the first time, then "Recovered.".
+- blank_once: content "" the first time, then "Recovered.";
+- after_tool: a terminal `echo` call the first time (no text), content "" every time after.
 Each case is asked once streamed (X-Hermes-Session-Id given) and once not streamed (another session). Recorded: every
 request's messages (all keys, the system message left out), the content deltas the streaming client got, the non-
 streamed reply's content and finish_reason, and the session's rows.
@@ -28,7 +29,7 @@ from golden_setup import provider_home, serve_provider, sse_chunk, upstream_api_
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "empty-replies" / "cases.json"
 KEY = "hk_golden_key_0123456789"
-CASES = ["think", "field", "blank", "blank_once"]
+CASES = ["think", "field", "blank", "blank_once", "after_tool"]
 SEEN = {}  # case -> list of message lists
 
 
@@ -69,11 +70,16 @@ class Provider(BaseHTTPRequestHandler):
             deltas = [{"role": "assistant", "content": "<think>all reasoning, "}, {"content": "no answer</think>"}]
         elif case == "field":
             deltas = [{"role": "assistant", "reasoning_content": "thinking hard"}, {"content": ""}]
-        elif case == "blank" or n == 1:
+        elif case == "after_tool" and n == 1:
+            call = {"index": 0, "id": "call_echo", "type": "function",
+                    "function": {"name": "terminal", "arguments": json.dumps({"command": "echo hi"})}}
+            deltas = [{"role": "assistant", "content": None, "tool_calls": [call]}]
+        elif case in ("blank", "after_tool") or n == 1:
             deltas = [{"role": "assistant", "content": ""}]
         else:
             deltas = [{"role": "assistant", "content": "Recovered."}]
-        out = b"".join(sse_chunk("m", d) for d in deltas) + sse_chunk("m", {}, "stop") + b"data: [DONE]\n\n"
+        finish = "tool_calls" if "tool_calls" in deltas[0] else "stop"
+        out = b"".join(sse_chunk("m", d) for d in deltas) + sse_chunk("m", {}, finish) + b"data: [DONE]\n\n"
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("content-length", str(len(out)))
@@ -82,13 +88,14 @@ class Provider(BaseHTTPRequestHandler):
 
 
 _server, BASE = serve_provider(Provider)
-HOME = provider_home(BASE)
+HOME = provider_home(BASE, toolsets="  api_server: [terminal]\n")
 
 
 def rows_of(sid):
     con = sqlite3.connect(HOME / "state.db")
     rows = [list(r) for r in con.execute(
-        "SELECT role, content, reasoning, reasoning_content, finish_reason FROM messages WHERE session_id = ? ORDER BY id",
+        "SELECT role, content, reasoning, reasoning_content, finish_reason, tool_calls IS NOT NULL"
+        " FROM messages WHERE session_id = ? ORDER BY id",
         (sid,))]
     con.close()
     return rows

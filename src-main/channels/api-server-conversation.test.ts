@@ -47,7 +47,7 @@ const thinkGolden = JSON.parse(
   unclosed: { clientDeltas: string[]; rows: ThinkRow[] }
 }
 /** What upstream does with replies that have nothing to show (scripts/golden/empty_replies.py). */
-type EmptyRow = [string, string | null, string | null, string | null, string | null]
+type EmptyRow = [string, string | null, string | null, string | null, string | null, number]
 const emptyGolden = JSON.parse(
   readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/empty-replies/cases.json'), 'utf8')
 ) as {
@@ -97,9 +97,10 @@ beforeAll(async () => {
       if (typeof firstUser === 'string' && firstUser.startsWith('case ')) {
         const kind = firstUser.split(' ')[1]
         const asked = provider.requests.filter((r) => (r.body?.messages as Msg[])?.some((m) => m.content === firstUser))
+        if (kind === 'after_tool' && asked.length <= 1) return { toolCalls: [{ name: 'no_such_tool', arguments: {} }] }
         if (kind === 'think') return { deltas: ['<think>all reasoning, ', 'no answer</think>'], text: 'x' }
         if (kind === 'field') return { text: '', reasoning: 'thinking hard' }
-        if (kind === 'blank' || asked.length <= 1) return { text: '' }
+        if (kind === 'blank' || kind === 'after_tool' || asked.length <= 1) return { text: '' }
         return { text: 'Recovered.' }
       }
       if (text.startsWith('### Task:')) return { text: `{ "title": "Task answer ${n}" }` }
@@ -582,16 +583,35 @@ describe('a reply with nothing to show, as upstream (golden empty-replies)', () 
   const rowsOf = (sid: string): EmptyRow[] =>
     db()
       .prepare<[string], EmptyRow>(
-        'SELECT role, content, reasoning, reasoning_content, finish_reason FROM messages WHERE session_id = ? ORDER BY id'
+        'SELECT role, content, reasoning, reasoning_content, finish_reason, tool_calls IS NOT NULL FROM messages WHERE session_id = ? ORDER BY id'
       )
       .raw()
       .all(sid)
+      .map((r) => (r[0] === 'tool' ? ['tool', 'RESULT', null, null, null, 0] : r))
+  /** Our tool's result is not upstream's, and the nudge after a tool round is said in our own words. */
+  const golden = (rows: EmptyRow[]) =>
+    rows.map((r): EmptyRow => (r[0] === 'tool' ? ['tool', 'RESULT', null, null, null, 0] : r))
+  const shape = (requests: Array<Array<Record<string, unknown>>>) =>
+    requests.map((msgs) =>
+      msgs.map((m) => ({
+        role: m.role,
+        content:
+          m.role === 'tool'
+            ? 'RESULT'
+            : m.role === 'user' && m.content !== msgs[0]!.content
+              ? 'NUDGE'
+              : m.content === null
+                ? ''
+                : m.content,
+        calls: Array.isArray(m.tool_calls) ? m.tool_calls.length : 0
+      }))
+    )
   const sent = (ask: string) =>
     provider.requests
       .filter((r) => r.body?.stream && (r.body.messages as Msg[]).some((m) => m.content === ask))
       .map((r) => (r.body.messages as Array<Record<string, unknown>>).filter((m) => m.role !== 'system'))
   it.each(Object.keys(emptyGolden.cases))('%s', async (kind) => {
-    const golden = emptyGolden.cases[kind]!
+    const want = emptyGolden.cases[kind]!
     const sid = `golden-empty-${kind}`
     const ask = `case ${kind} streamed`
     const stream = await client.chat.completions.create(
@@ -600,20 +620,20 @@ describe('a reply with nothing to show, as upstream (golden empty-replies)', () 
     )
     const got: string[] = []
     for await (const chunk of stream) if (chunk.choices?.[0]?.delta?.content) got.push(chunk.choices[0].delta.content)
-    expect(got.join('')).toBe(golden.streamed.clientDeltas.join(''))
-    expect(sent(ask)).toEqual(golden.streamed.providerGot)
-    expect(rowsOf(sid)).toEqual(golden.streamed.rows)
+    expect(got.join('')).toBe(want.streamed.clientDeltas.join(''))
+    expect(shape(sent(ask))).toEqual(shape(want.streamed.providerGot))
+    expect(rowsOf(sid)).toEqual(golden(want.streamed.rows))
     // Not streamed: the same requests and rows; the reply is upstream's own explanation when there is none (our words).
     const plainAsk = `case ${kind} plain`
     const r = await client.chat.completions.create(
       { model: 'hermes-agent', messages: [{ role: 'user', content: plainAsk }] },
       { headers: { 'X-Hermes-Session-Id': `${sid}-plain` } }
     )
-    expect(sent(plainAsk)).toHaveLength(golden.plain.requests)
-    expect(rowsOf(`${sid}-plain`)).toEqual(golden.plain.rows)
-    expect(r.choices[0]!.finish_reason).toBe(golden.plain.finishReason)
-    if (golden.plain.content.startsWith('⚠️ No reply:')) expect(r.choices[0]!.message.content).toMatch(/^No reply: /)
-    else expect(r.choices[0]!.message.content).toBe(golden.plain.content)
+    expect(sent(plainAsk)).toHaveLength(want.plain.requests)
+    expect(rowsOf(`${sid}-plain`)).toEqual(golden(want.plain.rows))
+    expect(r.choices[0]!.finish_reason).toBe(want.plain.finishReason)
+    if (want.plain.content.startsWith('⚠️ No reply:')) expect(r.choices[0]!.message.content).toMatch(/^No reply: /)
+    else expect(r.choices[0]!.message.content).toBe(want.plain.content)
   })
 })
 
