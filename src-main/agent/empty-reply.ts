@@ -22,9 +22,7 @@ export const AFTER_TOOLS_NUDGE =
 /** The stored stand-in for a blank reply after every retry (upstream stores the same). */
 export const EMPTY_SENTINEL = '(empty)'
 
-export const NO_REPLY_TEXT =
-  'No reply: the model sent back nothing to show, even after being asked again. Send the message again, or try ' +
-  'another model or provider.'
+export { NO_REPLY_TEXT } from '@shared/contract/no-reply'
 
 export type EmptyReplyStep =
   { kind: 'nudge' | 'prefill' | 'retry'; notice: string } | { kind: 'give_up'; storeSentinel: boolean }
