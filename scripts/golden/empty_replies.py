@@ -12,7 +12,8 @@ the case named in its first user message, streamed (upstream streams every call)
 - blank: content "", no reasoning, every time;
 - blank_once: content "" the first time, then "Recovered.";
 - after_tool: a terminal `echo` call the first time (no text), content "" every time after.
-Each case is asked once streamed (X-Hermes-Session-Id given) and once not streamed (another session). Recorded: every
+Each case is asked once streamed (X-Hermes-Session-Id given) and once not streamed (another session), and blank once
+more as a streamed Responses call (its text deltas and completed text). Recorded: every
 request's messages (all keys, the system message left out), the content deltas the streaming client got, the non-
 streamed reply's content and finish_reason, and the session's rows.
 
@@ -136,7 +137,23 @@ async def record():
                          "finishReason": choice["finish_reason"], "requests": len(SEEN.get(msg2, [])),
                          "rows": rows_of(sid2)}
                 out[case] = {"streamed": streamed, "plain": plain}
+            # A streamed Responses call of a blank model: the text deltas and the completed response's text.
+            resp = await http.post(f"{base}/v1/responses", headers=auth, json={
+                "model": "hermes-agent", "stream": True, "input": "case blank responses"})
+            deltas, completed = [], None
+            async for line in resp.content:
+                line = line.decode().strip()
+                if line.startswith("data: {"):
+                    ev = json.loads(line[6:])
+                    if ev["type"] == "response.output_text.delta":
+                        deltas.append(ev["delta"])
+                    if ev["type"] == "response.completed":
+                        completed = "".join(c.get("text", "") for o in ev["response"]["output"]
+                                            if o.get("type") == "message" for c in o.get("content", []))
+            out["blank_responses_stream"] = {"deltas": deltas, "completedText": completed}
     return out
 
 
-write_golden(OUT, "scripts/golden/empty_replies.py", {"cases": asyncio.run(record())})
+CASES_OUT = asyncio.run(record())
+RESPONSES_OUT = CASES_OUT.pop("blank_responses_stream")
+write_golden(OUT, "scripts/golden/empty_replies.py", {"cases": CASES_OUT, "blankResponsesStream": RESPONSES_OUT})

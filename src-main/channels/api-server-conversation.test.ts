@@ -58,6 +58,7 @@ const emptyGolden = JSON.parse(
       plain: { status: number; content: string; finishReason: string; requests: number; rows: EmptyRow[] }
     }
   >
+  blankResponsesStream: { deltas: string[]; completedText: string }
 }
 const PY = '/usr/bin/python3'
 const withUpstream = existsSync(PY) && existsSync(join(UPSTREAM, 'hermes_state.py'))
@@ -634,6 +635,23 @@ describe('a reply with nothing to show, as upstream (golden empty-replies)', () 
     expect(r.choices[0]!.finish_reason).toBe(want.plain.finishReason)
     if (want.plain.content.startsWith('⚠️ No reply:')) expect(r.choices[0]!.message.content).toMatch(/^No reply: /)
     else expect(r.choices[0]!.message.content).toBe(want.plain.content)
+  })
+})
+
+describe('a streamed Response with no reply', () => {
+  it("gets the turn's explanation as its one text delta and its completed text, as upstream's", async () => {
+    const deltas: string[] = []
+    let completed: string | null = null
+    const events = await client.responses.create({ model: 'hermes-agent', stream: true, input: 'case blank responses' })
+    for await (const ev of events) {
+      if (ev.type === 'response.output_text.delta') deltas.push(ev.delta)
+      if (ev.type === 'response.completed') completed = ev.response.output_text
+    }
+    expect(emptyGolden.blankResponsesStream.deltas).toHaveLength(1)
+    expect(emptyGolden.blankResponsesStream.completedText).toBe(emptyGolden.blankResponsesStream.deltas[0])
+    expect(deltas).toHaveLength(1)
+    expect(deltas[0]).toMatch(/^No reply: /)
+    expect(completed).toBe(deltas[0])
   })
 })
 

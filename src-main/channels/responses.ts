@@ -270,6 +270,9 @@ export async function createResponse(
       stash(response, r.sessionId)
       event('response.failed', { response })
     } else {
+      // A reply none of whose text was streamed (the turn's no-reply explanation) goes out as one delta, as upstream's
+      // does, so a client reading only the deltas still gets it.
+      if (!streamed && r.reply) delta(r.reply)
       const text = streamed || r.reply
       const response = shell(finishedStatus(r), text, r, true)
       keep(response, r)
