@@ -11,7 +11,8 @@ the case named in its first user message, streamed (upstream streams every call)
 - field: content "" with the provider's own `reasoning_content`, every time;
 - blank: content "", no reasoning, every time;
 - blank_once: content "" the first time, then "Recovered.";
-- after_tool: a terminal `echo` call the first time (no text), content "" every time after.
+- after_tool: a terminal `echo` call the first time (no text), content "" every time after;
+- after_tool_think: the same call, then content "<think>…</think>" only every time after.
 Each case is asked once streamed (X-Hermes-Session-Id given) and once not streamed (another session), and blank once
 more as a streamed Responses call (its text deltas and completed text). Recorded: every
 request's messages (all keys, the system message left out), the content deltas the streaming client got, the non-
@@ -30,7 +31,7 @@ from golden_setup import provider_home, serve_provider, sse_chunk, upstream_api_
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "empty-replies" / "cases.json"
 KEY = "hk_golden_key_0123456789"
-CASES = ["think", "field", "blank", "blank_once", "after_tool"]
+CASES = ["think", "field", "blank", "blank_once", "after_tool", "after_tool_think"]
 SEEN = {}  # case -> list of message lists
 
 
@@ -67,14 +68,14 @@ class Provider(BaseHTTPRequestHandler):
         user = next(m["content"] for m in sent if m["role"] == "user")
         SEEN.setdefault(user, []).append(sent)
         n = len(SEEN[user])
-        if case == "think":
-            deltas = [{"role": "assistant", "content": "<think>all reasoning, "}, {"content": "no answer</think>"}]
-        elif case == "field":
-            deltas = [{"role": "assistant", "reasoning_content": "thinking hard"}, {"content": ""}]
-        elif case == "after_tool" and n == 1:
+        if case.startswith("after_tool") and n == 1:
             call = {"index": 0, "id": "call_echo", "type": "function",
                     "function": {"name": "terminal", "arguments": json.dumps({"command": "echo hi"})}}
             deltas = [{"role": "assistant", "content": None, "tool_calls": [call]}]
+        elif case in ("think", "after_tool_think"):
+            deltas = [{"role": "assistant", "content": "<think>all reasoning, "}, {"content": "no answer</think>"}]
+        elif case == "field":
+            deltas = [{"role": "assistant", "reasoning_content": "thinking hard"}, {"content": ""}]
         elif case in ("blank", "after_tool") or n == 1:
             deltas = [{"role": "assistant", "content": ""}]
         else:

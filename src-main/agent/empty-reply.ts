@@ -44,11 +44,13 @@ export class EmptyReplies {
 
   /**
    * What to do about an empty reply; `reasoned` when it carried reasoning (the provider's field or inline), `history`
-   * the session's messages (a tool result among the last few, scaffolding counted, earns the nudge).
+   * the session's messages (a tool result among the last few, scaffolding counted, earns the nudge), `inlineThinking`
+   * when that reasoning was inline.
    */
-  next(reasoned: boolean, history: readonly AgentMessage[]): EmptyReplyStep {
+  next(reasoned: boolean, history: readonly AgentMessage[], inlineThinking = false): EmptyReplyStep {
     const recent = [...history, ...this.scaffold].slice(-RECENT)
-    if (!this.nudged && recent.some((m) => m.role === 'tool')) {
+    // A model still thinking inline (`<think>` in its text) is left to the prefill asks, as upstream leaves it.
+    if (!this.nudged && !inlineThinking && recent.some((m) => m.role === 'tool')) {
       this.nudged = true
       this.scaffold.push({ role: 'assistant', content: EMPTY_SENTINEL }, { role: 'user', content: AFTER_TOOLS_NUDGE })
       return { kind: 'nudge', notice: 'The model replied with nothing after its tool calls; nudging it to go on.' }

@@ -308,7 +308,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
     }
     if (!response.toolCalls.length && !parts.length && !response.text.trim()) {
       // Nothing to show (upstream's empty-reply handling, empty-reply.ts): asked again, or the turn ends unanswered.
-      const step = empties.next(Boolean(response.reasoning?.trim()), host.sessionMessages)
+      const step = empties.next(Boolean(response.reasoning?.trim()), host.sessionMessages, response.inlineThinking)
       if (step.kind !== 'give_up') {
         host.log?.warn('agent', `session ${host.sessionId}: ${step.notice}`)
         ctx.emit({ kind: 'notice', text: step.notice })

@@ -98,8 +98,10 @@ beforeAll(async () => {
       if (typeof firstUser === 'string' && firstUser.startsWith('case ')) {
         const kind = firstUser.split(' ')[1]
         const asked = provider.requests.filter((r) => (r.body?.messages as Msg[])?.some((m) => m.content === firstUser))
-        if (kind === 'after_tool' && asked.length <= 1) return { toolCalls: [{ name: 'no_such_tool', arguments: {} }] }
-        if (kind === 'think') return { deltas: ['<think>all reasoning, ', 'no answer</think>'], text: 'x' }
+        if (kind!.startsWith('after_tool') && asked.length <= 1)
+          return { toolCalls: [{ name: 'no_such_tool', arguments: {} }] }
+        if (kind === 'think' || kind === 'after_tool_think')
+          return { deltas: ['<think>all reasoning, ', 'no answer</think>'], text: 'x' }
         if (kind === 'field') return { text: '', reasoning: 'thinking hard' }
         if (kind === 'blank' || kind === 'after_tool' || asked.length <= 1) return { text: '' }
         return { text: 'Recovered.' }
