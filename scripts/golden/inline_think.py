@@ -12,8 +12,8 @@ Two parts, both by upstream's own code:
   in the deltas given below (a tag split across chunks). Cases over real sockets: chat completions streamed (the
   content deltas the client got), the same session asked again (what the provider was sent back), not streamed,
   Responses (not streamed and streamed), a turn whose first call is a tool call with think text, an unclosed block,
-  and a model that only ever reasons (no answer outside the block; not replayed yet: Caduceus has no counterpart of
-  upstream's thinking-only prefill and empty-reply retries, for structured reasoning either).
+  and a model that only ever reasons (no answer outside the block; replayed with the other empty replies by
+  scripts/golden/empty_replies.py).
   For each: the session's messages rows (role, content, reasoning, reasoning_content), and the title stored.
 
 Run: PYTHONPATH=/tmp/cronpylib /usr/bin/python3 scripts/golden/inline_think.py   (/tmp/cronpylib holds the `openai`

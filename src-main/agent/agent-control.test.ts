@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { makeKit, recordingTool, until, type Kit } from './test-fixtures/kit'
 import type { AgentMemory } from './types'
 import { stoppedReplyText } from './stopped-text'
+import { NO_REPLY_TEXT } from './empty-reply'
 
 const stoppedGolden = JSON.parse(
   readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/stopped-reply-text/cases.json'), 'utf8')
@@ -210,6 +211,27 @@ describe('Agent: loop limits and control', () => {
     expect(agent.lastActivityDesc).toBe('turn completed')
     expect(agent.lastActivityProvenance).toBe('turn')
     expect(agent.lastActivityTs).toBeGreaterThan(Date.now() - 60_000)
+  })
+
+  it("a model that only reasons: upstream's 2 prefill asks and 3 retries, told in notices, then no answer and no row", async () => {
+    kit = await makeKit([], { handler: () => ({ text: '', reasoning: 'still thinking' }) })
+    const notices: string[] = []
+    const r = await kit
+      .makeAgent()
+      .runTurn('think only', { onDelta: (d) => void (d.kind === 'notice' && notices.push(d.text!)) })
+    expect([r.status, r.finalText, r.apiCalls]).toEqual(['completed', NO_REPLY_TEXT, 6])
+    // the prefill asks carry an empty assistant turn each (its reasoning is not sent back); none is stored
+    const sent = kit.server.requests.map((q) =>
+      (q.body.messages as Array<{ role: string }>).filter((m) => m.role !== 'system')
+    )
+    expect(sent.map((m) => m.length)).toEqual([1, 2, 3, 3, 3, 3])
+    expect(sent[2]!.slice(1)).toEqual([
+      { role: 'assistant', content: '' },
+      { role: 'assistant', content: '' }
+    ])
+    expect(kit.messages('S1').map((m) => m.role)).toEqual(['user'])
+    expect(notices).toHaveLength(6)
+    expect(notices.at(-1)).toBe(NO_REPLY_TEXT)
   })
 
   it('reasoningConfig is mutable in place between turns', async () => {

@@ -11,6 +11,7 @@ import type { RuntimeConfig } from './providers/types'
 import { chunk, sse, startRouteServer, type RouteServer } from './providers/test-fixtures/route-server'
 import { makeKit, recordingTool, testRuntime, type Kit } from './test-fixtures/kit'
 import type { AgentOptions } from './types'
+import { NO_REPLY_TEXT } from './empty-reply'
 
 let kit: Kit
 let provider: RouteServer
@@ -240,10 +241,15 @@ describe('a provider stream cut off mid-reply', () => {
     expect(saved[2]!.content).not.toMatch(/stream ended/)
   })
 
-  it('Anthropic, a whole reply with no content that ended its turn (end_turn) is a reply: not asked again', async () => {
+  it('Anthropic, a whole reply with no content that ended its turn (end_turn) is an empty reply, not a cut stream', async () => {
+    // Not the stream's retries (no waits): the loop's empty-reply retries (empty-reply.ts), 3 more asks, as upstream's.
     const { agent } = await setUp('anthropic_messages', [antEmpty('end_turn')])
     const result = await agent.runTurn('go')
-    expect([result.status, result.finalText, provider.hits]).toEqual(['completed', '', 1])
+    expect([result.status, result.finalText, provider.hits]).toEqual(['completed', NO_REPLY_TEXT, 4])
+    expect(rows()).toEqual([
+      ['user', 'go', null],
+      ['assistant', '(empty)', null]
+    ])
   })
 
   it("Anthropic, a whole reply with no content otherwise: upstream's 3 attempts, waits growing from 2.5 × the base, then the error", async () => {

@@ -54,9 +54,11 @@ export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: Turn
   // none of its own), and leading newlines are dropped until the reply shows something, as upstream shows it.
   const scrub = new ThinkScrubber()
   let shown = false
-  const show = (part: { text: string; reasoning: string }): void => {
+  // After a tool round the first text with anything in it (think blocks included, as upstream tests the raw delta)
+  // opens with a paragraph break, so the answer doesn't run on from the text before the tool call.
+  const show = (part: { text: string; reasoning: string }, paragraph = false): void => {
     if (deps.stream === false) return
-    const visible = shown ? part.text : part.text.replace(/^\n+/, '')
+    const visible = paragraph ? `\n\n${part.text}` : shown ? part.text : part.text.replace(/^\n+/, '')
     if (part.reasoning && !reasoning) ctx.emit({ kind: 'reasoning', text: part.reasoning })
     if (visible) ctx.emit({ kind: 'text', text: visible })
     shown ||= !!visible
@@ -69,8 +71,11 @@ export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: Turn
         const piece = ev.text.length > room ? ev.text.slice(0, Math.max(0, room)) : ev.text
         if (ev.type === 'text') text += piece
         else reasoning += piece
-        if (ev.type === 'text') show(scrub.feed(piece))
-        else if (deps.stream !== false && piece) ctx.emit({ kind: ev.type, text: piece })
+        if (ev.type === 'text') {
+          const paragraph = Boolean(ctx.streamBreak && piece.trim() && deps.stream !== false)
+          if (paragraph) ctx.streamBreak = false
+          show(scrub.feed(piece), paragraph)
+        } else if (deps.stream !== false && piece) ctx.emit({ kind: ev.type, text: piece })
         if (piece.length < ev.text.length) {
           show(scrub.flush())
           // Over the cap: stop reading (leaving the loop cancels the request) and keep what fits, marked.
@@ -119,7 +124,12 @@ export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: Turn
 function withInlineReasoning(response: ProviderResponse): ProviderResponse {
   const text = withoutThinkBlocks(response.text)
   if (text === response.text) return response
-  return { ...response, text: text.trim(), reasoning: response.reasoning || inlineReasoning(response.text) }
+  return {
+    ...response,
+    text: text.trim(),
+    reasoning: response.reasoning || inlineReasoning(response.text),
+    inlineThinking: true
+  }
 }
 
 async function recordCall(deps: ModelCallDeps, response: ProviderResponse, ctx: TurnContext): Promise<void> {

@@ -17,6 +17,11 @@ export interface TurnContext {
   watchdogPaused: boolean
   /** Set after a failed compression so the turn doesn't retry it every iteration. */
   compressionDisabled: boolean
+  /**
+   * Set once a tool round has run: the next visible text streamed opens with a paragraph break, so the answer after
+   * a tool call doesn't run on from the text before it (upstream's stream does the same, once, however many rounds).
+   */
+  streamBreak?: boolean
   lastUsage: NormalizedUsage | null
   /**
    * The last model call's usage and price, saved with the assistant message it produced (`display_metadata.usage`)

@@ -17,6 +17,7 @@ import {
 } from './providers/types'
 import { streamAttemptLimit, streamRetryWaitMs } from './stream-retry'
 import { shownText, stoppedReplyText } from './stopped-text'
+import { EMPTY_SENTINEL, EmptyReplies, NO_REPLY_TEXT } from './empty-reply'
 import { runToolCalls } from './tool-runner'
 import type { ToolCallerAgent, ToolRegistry } from './tools/registry'
 import type { TurnContext } from './turn-context'
@@ -86,6 +87,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
   let earlyCuts = 0
   /** The parts so far of a reply cut off (by the output cap or a dropped stream); each is its own assistant row. */
   let parts: string[] = []
+  const empties = new EmptyReplies()
   for (let i = 0; ; i++) {
     if (ctx.signal.aborted) return stopped(host, ctx, parts.join(''))
     // Iteration boundary: the previous model call and all its tool calls are done.
@@ -111,7 +113,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
           touch: host.touch,
           log: host.log
         },
-        buildRequest(host, ctx, boostedCap),
+        buildRequest(host, ctx, boostedCap, empties.scaffold),
         ctx
       )
     } catch (err) {
@@ -304,6 +306,21 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       if (stopped) return stopped
       continue
     }
+    if (!response.toolCalls.length && !parts.length && !response.text.trim()) {
+      // Nothing to show (upstream's empty-reply handling, empty-reply.ts): asked again, or the turn ends unanswered.
+      const step = empties.next(Boolean(response.reasoning?.trim()), host.sessionMessages, response.inlineThinking)
+      if (step.kind !== 'give_up') {
+        host.log?.warn('agent', `session ${host.sessionId}: ${step.notice}`)
+        ctx.emit({ kind: 'notice', text: step.notice })
+        continue
+      }
+      if (step.storeSentinel)
+        await host.save({ role: 'assistant', content: EMPTY_SENTINEL }, ctx, { displayMetadata: usageMetadata(ctx) })
+      host.log?.warn('agent', `session ${host.sessionId}: no reply after every retry`)
+      ctx.emit({ kind: 'notice', text: NO_REPLY_TEXT })
+      return { exitReason: 'completed', finalText: NO_REPLY_TEXT }
+    }
+    empties.reset()
     boostedCap = undefined
     cutOffs = 0
     streamRetries = 0
@@ -334,6 +351,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         response.toolCalls,
         ctx
       )
+      ctx.streamBreak = true
       continue
     }
     // A steer that arrived during the final answer still gets its own model call.
@@ -478,11 +496,17 @@ function endOfContinuations(
 const cutArguments = (call: { arguments: string; cutFrom?: number }) =>
   call.cutFrom === undefined && cutOffJson(call.arguments)
 
-function buildRequest(host: LoopHost, ctx: TurnContext, maxTokens?: number): ChatRequest {
+function buildRequest(
+  host: LoopHost,
+  ctx: TurnContext,
+  maxTokens?: number,
+  scaffold: readonly AgentMessage[] = []
+): ChatRequest {
   const messages: AgentMessage[] = []
   const system = host.systemPromptText()
   if (system) messages.push({ role: 'system', content: system })
   for (const m of host.sessionMessages) messages.push(m === ctx.userMessage ? withMemory(m, ctx.memoryContext) : m)
+  messages.push(...scaffold) // an empty reply's prefill turns, this turn only
   const tools = host.tools.schemas()
   return {
     model: host.runtime.model,

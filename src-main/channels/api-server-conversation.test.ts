@@ -46,6 +46,20 @@ const thinkGolden = JSON.parse(
   tool_turn: { rows: ThinkRow[] }
   unclosed: { clientDeltas: string[]; rows: ThinkRow[] }
 }
+/** What upstream does with replies that have nothing to show (scripts/golden/empty_replies.py). */
+type EmptyRow = [string, string | null, string | null, string | null, string | null, number]
+const emptyGolden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/empty-replies/cases.json'), 'utf8')
+) as {
+  cases: Record<
+    string,
+    {
+      streamed: { clientDeltas: string[]; providerGot: Array<Array<Record<string, unknown>>>; rows: EmptyRow[] }
+      plain: { status: number; content: string; finishReason: string; requests: number; rows: EmptyRow[] }
+    }
+  >
+  blankResponsesStream: { deltas: string[]; completedText: string }
+}
 const PY = '/usr/bin/python3'
 const withUpstream = existsSync(PY) && existsSync(join(UPSTREAM, 'hermes_state.py'))
 
@@ -79,6 +93,18 @@ beforeAll(async () => {
         const deltas = thinkGolden.replies[key]!
         const toolCalls = key === 'tool' ? [{ name: 'no_such_tool', arguments: {} }] : undefined
         return { deltas, text: deltas.join(''), toolCalls }
+      }
+      // a model with nothing to show, as the golden's provider answers it
+      if (typeof firstUser === 'string' && firstUser.startsWith('case ')) {
+        const kind = firstUser.split(' ')[1]
+        const asked = provider.requests.filter((r) => (r.body?.messages as Msg[])?.some((m) => m.content === firstUser))
+        if (kind!.startsWith('after_tool') && asked.length <= 1)
+          return { toolCalls: [{ name: 'no_such_tool', arguments: {} }] }
+        if (kind === 'think' || kind === 'after_tool_think')
+          return { deltas: ['<think>all reasoning, ', 'no answer</think>'], text: 'x' }
+        if (kind === 'field') return { text: '', reasoning: 'thinking hard' }
+        if (kind === 'blank' || kind === 'after_tool' || asked.length <= 1) return { text: '' }
+        return { text: 'Recovered.' }
       }
       if (text.startsWith('### Task:')) return { text: `{ "title": "Task answer ${n}" }` }
       if (msgs.at(-1)?.role === 'tool') return { text: `checked, answer ${n}` }
@@ -420,7 +446,7 @@ describe('a resent history stays one session', () => {
   it('a streamed tool turn with text before the tool call, sent back as the stream showed it', async () => {
     const history: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'please TOOL something' }]
     const first = await streamChat(history)
-    expect(first.text).toMatch(/^Let me check\. checked, answer \d+$/)
+    expect(first.text).toMatch(/^Let me check\. \n\nchecked, answer \d+$/)
     history.push({ role: 'assistant', content: first.text }, { role: 'user', content: 'and then?' })
     const second = await streamChat(history)
     expect(second.sid).toBe(first.sid)
@@ -553,6 +579,81 @@ describe('a model writing its reasoning inline (<think>…</think> in the conten
     const got = await deltasOf([{ role: 'user', content: 'INLINE unclosed please' }], 'inline-unclosed')
     expect(got.join('')).toBe(thinkGolden.unclosed.clientDeltas.join(''))
     expect(rowsOf('inline-unclosed')).toEqual(expected(thinkGolden.unclosed.rows, ['INLINE unclosed please']))
+  })
+})
+
+describe('a reply with nothing to show, as upstream (golden empty-replies)', () => {
+  const rowsOf = (sid: string): EmptyRow[] =>
+    db()
+      .prepare<[string], EmptyRow>(
+        'SELECT role, content, reasoning, reasoning_content, finish_reason, tool_calls IS NOT NULL FROM messages WHERE session_id = ? ORDER BY id'
+      )
+      .raw()
+      .all(sid)
+      .map((r) => (r[0] === 'tool' ? ['tool', 'RESULT', null, null, null, 0] : r))
+  /** Our tool's result is not upstream's, and the nudge after a tool round is said in our own words. */
+  const golden = (rows: EmptyRow[]) =>
+    rows.map((r): EmptyRow => (r[0] === 'tool' ? ['tool', 'RESULT', null, null, null, 0] : r))
+  const shape = (requests: Array<Array<Record<string, unknown>>>) =>
+    requests.map((msgs) =>
+      msgs.map((m) => ({
+        role: m.role,
+        content:
+          m.role === 'tool'
+            ? 'RESULT'
+            : m.role === 'user' && m.content !== msgs[0]!.content
+              ? 'NUDGE'
+              : m.content === null
+                ? ''
+                : m.content,
+        calls: Array.isArray(m.tool_calls) ? m.tool_calls.length : 0
+      }))
+    )
+  const sent = (ask: string) =>
+    provider.requests
+      .filter((r) => r.body?.stream && (r.body.messages as Msg[]).some((m) => m.content === ask))
+      .map((r) => (r.body.messages as Array<Record<string, unknown>>).filter((m) => m.role !== 'system'))
+  it.each(Object.keys(emptyGolden.cases))('%s', async (kind) => {
+    const want = emptyGolden.cases[kind]!
+    const sid = `golden-empty-${kind}`
+    const ask = `case ${kind} streamed`
+    const stream = await client.chat.completions.create(
+      { model: 'hermes-agent', messages: [{ role: 'user', content: ask }], stream: true },
+      { headers: { 'X-Hermes-Session-Id': sid } }
+    )
+    const got: string[] = []
+    for await (const chunk of stream) if (chunk.choices?.[0]?.delta?.content) got.push(chunk.choices[0].delta.content)
+    expect(got.join('')).toBe(want.streamed.clientDeltas.join(''))
+    expect(shape(sent(ask))).toEqual(shape(want.streamed.providerGot))
+    expect(rowsOf(sid)).toEqual(golden(want.streamed.rows))
+    // Not streamed: the same requests and rows; the reply is upstream's own explanation when there is none (our words).
+    const plainAsk = `case ${kind} plain`
+    const r = await client.chat.completions.create(
+      { model: 'hermes-agent', messages: [{ role: 'user', content: plainAsk }] },
+      { headers: { 'X-Hermes-Session-Id': `${sid}-plain` } }
+    )
+    expect(sent(plainAsk)).toHaveLength(want.plain.requests)
+    expect(rowsOf(`${sid}-plain`)).toEqual(golden(want.plain.rows))
+    expect(r.choices[0]!.finish_reason).toBe(want.plain.finishReason)
+    if (want.plain.content.startsWith('⚠️ No reply:')) expect(r.choices[0]!.message.content).toMatch(/^No reply: /)
+    else expect(r.choices[0]!.message.content).toBe(want.plain.content)
+  })
+})
+
+describe('a streamed Response with no reply', () => {
+  it("gets the turn's explanation as its one text delta and its completed text, as upstream's", async () => {
+    const deltas: string[] = []
+    let completed: string | null = null
+    const events = await client.responses.create({ model: 'hermes-agent', stream: true, input: 'case blank responses' })
+    for await (const ev of events) {
+      if (ev.type === 'response.output_text.delta') deltas.push(ev.delta)
+      if (ev.type === 'response.completed') completed = ev.response.output_text
+    }
+    expect(emptyGolden.blankResponsesStream.deltas).toHaveLength(1)
+    expect(emptyGolden.blankResponsesStream.completedText).toBe(emptyGolden.blankResponsesStream.deltas[0])
+    expect(deltas).toHaveLength(1)
+    expect(deltas[0]).toMatch(/^No reply: /)
+    expect(completed).toBe(deltas[0])
   })
 })
 

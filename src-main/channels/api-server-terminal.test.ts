@@ -1,6 +1,7 @@
 // seed 003 on the API server: a terminal `notify_on_complete` inside an API-server turn is refused with the
 // poll hint (the caller's HTTP response is over before the process ends), bound through the one chokepoint.
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptReply } from '../agent/scripted'
@@ -15,8 +16,28 @@ let server: ApiServer
 const KEY = 'hk_terminal_test_key'
 const command = `"${process.execPath}" -e "console.log('BUILD OK')"`
 
+/** Upstream's stream of text, a tool call, then text (scripts/golden/api_tool_break.py). */
+const breakGolden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/api-tool-break/cases.json'), 'utf8')
+) as {
+  first: string
+  after: string
+  chat: { streamed: string }
+  chatQuiet: { streamed: string }
+  responses: { streamed: string; completedText: string }
+  assistantContents: string[]
+}
+
 function reply(req: RecordedRequest): ScriptReply {
-  const last = ((req.body?.messages ?? []) as Array<{ role: string; content: unknown }>).at(-1)
+  const messages = (req.body?.messages ?? []) as Array<{ role: string; content: unknown }>
+  const last = messages.at(-1)
+  if (JSON.stringify(messages).includes('check it')) {
+    if (last?.role === 'tool') return { text: breakGolden.after }
+    return {
+      text: JSON.stringify(messages).includes('quietly') ? '' : breakGolden.first,
+      toolCalls: [{ id: 'call_echo', name: 'terminal', arguments: { command: 'echo hi' } }]
+    }
+  }
   if (last?.role === 'tool') return { text: `tool said: ${String(last.content)}` }
   return {
     toolCalls: [{ id: 'call_1', name: 'terminal', arguments: { command, background: true, notify_on_complete: true } }]
@@ -56,5 +77,38 @@ describe('terminal notify on the API server', () => {
     expect(payload.notify_on_complete).toBe(false)
     expect(payload.notify_unsupported).toMatch(/poll/)
     expect(r.choices[0]!.message.content).toContain('notify_unsupported')
+  })
+})
+
+describe('text after a tool call in an API stream', () => {
+  it('starts after a paragraph break, in chat and Responses streams, as upstream streams it', async () => {
+    const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 })
+    let chat = ''
+    const stream = await client.chat.completions.create({
+      model: 'hermes-agent',
+      stream: true,
+      messages: [{ role: 'user', content: 'check it' }]
+    })
+    for await (const chunk of stream) chat += chunk.choices[0]?.delta?.content ?? ''
+    expect(chat).toBe(breakGolden.chat.streamed)
+    // No text before the tool call: the break still opens the text after it.
+    let quiet = ''
+    const quietStream = await client.chat.completions.create({
+      model: 'hermes-agent',
+      stream: true,
+      messages: [{ role: 'user', content: 'check it quietly' }]
+    })
+    for await (const chunk of quietStream) quiet += chunk.choices[0]?.delta?.content ?? ''
+    expect(quiet).toBe(breakGolden.chatQuiet.streamed)
+
+    let deltas = ''
+    let completed: string | null = null
+    const events = await client.responses.create({ model: 'hermes-agent', stream: true, input: 'check it' })
+    for await (const ev of events) {
+      if (ev.type === 'response.output_text.delta') deltas += ev.delta
+      if (ev.type === 'response.completed') completed = ev.response.output_text
+    }
+    expect(deltas).toBe(breakGolden.responses.streamed)
+    expect(completed).toBe(breakGolden.responses.completedText)
   })
 })

@@ -119,10 +119,10 @@ describe('API server through the openai SDK', () => {
     let text = ''
     for await (const chunk of await client.chat.completions.create({ ...ask(1), stream: true }))
       text += chunk.choices[0]?.delta?.content ?? ''
-    expect(text).toMatch(/^Done\. The tool reported: .*Entry added/)
+    expect(text).toMatch(/^\n\nDone\. The tool reported: .*Entry added/) // the break after a tool round
     // The SDK's stream helper rebuilds the whole completion from the same chunks.
     const final = await client.chat.completions.stream(ask(2)).finalChatCompletion()
-    expect(final.choices[0]!.message.content).toMatch(/^Done\. The tool reported: .*Entry added/)
+    expect(final.choices[0]!.message.content).toMatch(/^\n\nDone\. The tool reported: .*Entry added/)
     expect(final.choices[0]!.finish_reason).toBe('stop')
     const events = async (n: number, headers: Record<string, string> = {}) => {
       const raw = await fetch(`${server.url}/v1/chat/completions`, {

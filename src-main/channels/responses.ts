@@ -227,7 +227,13 @@ export async function createResponse(
     event('response.content_part.added', { ...at, part: part('') })
     return at
   }
-  const delta = (text: string) => event('response.output_text.delta', { ...reply(), delta: text, logprobs: [] })
+  // Upstream's streamed response keeps as its text every delta it streamed (the text before a tool call and the
+  // break after it included), the turn's reply only when none was streamed.
+  let streamed = ''
+  const delta = (text: string) => {
+    streamed += text
+    event('response.output_text.delta', { ...reply(), delta: text, logprobs: [] })
+  }
   const itemEvents = (evs: ReturnType<ResponseTools['started']>) => evs.forEach((e) => event(e.type, e.data))
   let handle: TurnHandle | null = null
   let finished = false
@@ -264,12 +270,16 @@ export async function createResponse(
       stash(response, r.sessionId)
       event('response.failed', { response })
     } else {
-      const response = shell(finishedStatus(r), r.reply, r, true)
+      // A reply none of whose text was streamed (the turn's no-reply explanation) goes out as one delta, as upstream's
+      // does, so a client reading only the deltas still gets it.
+      if (!streamed && r.reply) delta(r.reply)
+      const text = streamed || r.reply
+      const response = shell(finishedStatus(r), text, r, true)
       keep(response, r)
       const last = reply()
-      event('response.output_text.done', { ...last, text: r.reply, logprobs: [] })
-      event('response.content_part.done', { ...last, part: part(r.reply) })
-      event('response.output_item.done', { output_index: last.output_index, item: message('completed', r.reply) })
+      event('response.output_text.done', { ...last, text, logprobs: [] })
+      event('response.content_part.done', { ...last, part: part(text) })
+      event('response.output_item.done', { output_index: last.output_index, item: message('completed', text) })
       event(finishedStatus(r) === 'completed' ? 'response.completed' : 'response.incomplete', { response })
     }
   } catch (err) {

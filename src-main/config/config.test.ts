@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CaduceusError } from '@shared/contract'
-import { loadConfig } from './index'
+import { loadConfig, readSoul } from './index'
 import { agentSettings, busyInputMode } from './settings-schema'
 import { compressionSettings, modelSettings } from './settings-schema'
 import { resolveRuntime } from './index'
@@ -460,4 +460,50 @@ describe('the turn budget (agent.max_turns), as upstream reads it', () => {
       'HERMES_MAX_ITERATIONS=many is no whole number, so a turn may make 90 model calls.'
     )
   })
+})
+
+/** Upstream's SOUL.md loader over sizes, context lengths and context_file_max_chars (scripts/golden/soul_truncate.py). */
+const soulGolden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/soul-truncate/upstream.json'), 'utf8')
+) as {
+  cases: Array<{
+    size: number
+    astral: boolean
+    contextLength: number | null
+    config: string | null
+    length: number
+    cut: { head: number; tail: number } | null
+  }>
+}
+
+/** The golden script's soul_text: numbered lines, `size` code points, stripped, then "!". */
+function soulText(size: number, astral: boolean): string {
+  const lines: string[] = []
+  let n = 0
+  for (let len = 0; len < size; n++) {
+    const line = `line ${n} ${astral ? '🙂' : 'x'} persona rule\n`
+    lines.push(line)
+    len += Array.from(line).length
+  }
+  return Array.from(lines.join('')).slice(0, size).join('').trim() + '!'
+}
+
+describe('SOUL.md over the limit: head and tail kept as upstream keeps them', () => {
+  it.each(soulGolden.cases.map((c) => [`${c.length} chars, ctx ${c.contextLength}, ${c.config}`, c] as const))(
+    '%s',
+    (_n, c) => {
+      const h = home(c.config ?? '')
+      const text = soulText(c.size, c.astral)
+      writeFileSync(join(h, 'SOUL.md'), text)
+      const got = readSoul(h, { contextLength: c.contextLength, config: loadConfig(h).raw })
+      if (!c.cut) return expect(got).toBe(text)
+      const points = Array.from(text)
+      const head = points.slice(0, c.cut.head).join('')
+      const tail = points.slice(points.length - c.cut.tail).join('')
+      expect(got.startsWith(head + '\n\n[SOUL.md is ')).toBe(true)
+      expect(got.endsWith(']\n\n' + tail)).toBe(true)
+      expect(got).toContain(join(h, 'SOUL.md'))
+      expect(Array.from(got).length - c.cut.head - c.cut.tail).toBeLessThan(400) // only the marker between them
+    }
+  )
 })

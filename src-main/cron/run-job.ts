@@ -22,6 +22,7 @@ import { outputFileName, pruneOutputs, runTimeText, runTitle, sessionStamp } fro
 import { agentDoc, blockedDoc, failedDoc, gateDoc, scriptDoc, type DocHead } from './output-doc'
 import { deliveryProblem, nothingToDeliver } from './delivery'
 import { errorMessage } from '@shared/contract/errors'
+import { NO_REPLY_TEXT } from '@shared/contract/no-reply'
 import type { SecretVault } from '../secrets'
 import { loadConfig, readSection, resolveRuntime } from '../config'
 import { customProviderNames, providerIdentity } from './provider-identity'
@@ -185,13 +186,15 @@ async function agentRun(
   }
   const warnings = [...(mapped?.warnings ?? []), ...r.warnings]
   if (r.status !== 'completed') return { ...failed(r.error || `turn ${r.status}`), sessionId: r.sessionId, warnings }
-  // An empty reply is written as a reply (upstream's layout) and the run counted failed.
-  const error = r.reply.trim() ? null : 'the agent completed but produced an empty response'
+  // An empty reply is written as a reply (upstream's layout) and the run counted failed. The turn's explanation of
+  // a model that sent nothing is that empty reply, not one to deliver (upstream's cron drops its own the same way).
+  const reply = r.reply.trim() === NO_REPLY_TEXT ? '' : r.reply
+  const error = reply.trim() ? null : 'the agent completed but produced an empty response'
   return {
     ok: !error,
     error,
-    deliver: r.reply,
-    doc: (h) => agentDoc(h, job, text, r.reply),
+    deliver: reply,
+    doc: (h) => agentDoc(h, job, text, reply),
     sessionId: r.sessionId,
     warnings
   }

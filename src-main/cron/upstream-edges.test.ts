@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createJob, CronScheduler, editJob, readJobs, runCronJob, ScheduleError, setPaused, type RawJob } from './index'
 import { deliveryProblem } from './delivery'
+import { NO_REPLY_TEXT } from '@shared/contract/no-reply'
 import { EnvFileVault } from '../secrets'
 import { createHost } from '../host'
 import { createLogger } from '../host/log/log'
@@ -374,6 +375,24 @@ describe("a job upstream's pre-run check refuses", () => {
       expect(turns).toHaveLength(0)
       expect(out).toMatchObject({ status: 'error', error: expect.stringMatching(/^Refused: /) })
       expect(readJobs(home).jobs.find((j) => j.id === job.id)).toMatchObject({ last_status: 'error' })
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('a model that sent nothing to show, in a cron run', () => {
+  it("the turn's no-reply explanation is an empty reply there: not delivered, the run failed, as upstream's cron", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-cron-noreply-'))
+    try {
+      await createJob(home, { schedule: 'every 1h', prompt: 'summarise the news' })
+      const gateway = {
+        runChannelTurn: async () =>
+          ({ status: 'completed', reply: NO_REPLY_TEXT, sessionId: 'S1', warnings: [] }) as never
+      }
+      const out = await runCronJob(gateway, 'default', home, readJobs(home).jobs[0]!, { vault: new EnvFileVault() })
+      expect(out).toMatchObject({ status: 'error', error: 'the agent completed but produced an empty response' })
+      expect(JSON.stringify(out)).not.toContain('No reply')
     } finally {
       rmSync(home, { recursive: true, force: true })
     }

@@ -95,6 +95,8 @@ export interface ProviderResponse {
   thinkingBlocks?: ThinkingBlock[]
   /** Set when Caduceus stopped reading at provider_limits.max_reply_chars (not the model's own output cap). */
   replyCapped?: true
+  /** Set when the text held the reasoning inline (`<think>` blocks), taken out of `text` by the agent. */
+  inlineThinking?: true
 }
 
 export type StreamEvent =
