@@ -153,7 +153,7 @@ def run_case(name, settings, turns, mem_turns):
             "interval_after_init": res["interval"], "requests": res["requests"],
             "review_turns": [r["turn"] for r in res["requests"] if r.get("kind") == "review" and r["roles"][-1] == "user"],
             "sessions": [{"is_main": s[0] == res["session_id"], "source": s[1], "has_parent": s[2] is not None} for s in sessions],
-            "message_rows": [{"role": r[1 + 1], "content": r[3] if r[3] is None or r[3].startswith(("TURN", "Answer", "{")) else fingerprint(r[3])} for r in rows],
+            "message_rows": [{"role": r[2], "content": r[3] if not r[3] or r[3].startswith(("TURN", "Answer", "{")) else fingerprint(r[3])} for r in rows],
             "memory_md": mem.read_text() if mem.exists() else None,
         }
 
