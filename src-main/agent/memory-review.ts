@@ -60,7 +60,8 @@ function isObjectJson(text: string): boolean {
 export async function runMemoryReview(agent: Agent, snapshot: AgentMessage[], signal: AbortSignal): Promise<void> {
   const acct = new TurnAccounting()
   const ctx: TurnContext = {
-    turnId: `review-${Date.now().toString(36)}`,
+    // The Memory page's activity feed lists the review's writes under this turn id, apart from the user's turns.
+    turnId: `memory-review-${Date.now().toString(36)}`,
     signal,
     acct,
     emit: () => undefined,

@@ -262,6 +262,13 @@ describe('memory.nudge_interval: the background memory review, as upstream runs 
     expect(new Set(reviews().map((q) => toolNames(q).join()))).toEqual(new Set([toolNames(withTools()[0]!).join()]))
     // What the review wrote, and nothing of it stored in the session: only the turns' own rows.
     expect(filesOf(profile)['MEMORY.md']).toBe(c.memory_md)
+    // The Memory page's activity feed shows each review's write, under the review's own turn id.
+    const events = await rig.host!.dispatcher.invoke('memory.events', { profile })
+    const items = (events as { output: { items: Array<{ kind: string; turnId: string | null; summary: string }> } })
+      .output.items
+    expect(
+      items.filter((e) => e.kind === 'tool_call' && e.turnId?.startsWith('memory-review-')).map((e) => e.summary)
+    ).toEqual(c.review_turns.map((t) => expect.stringContaining(`Saved by the review after turn ${t}.`)).reverse())
     const rows = await rig.host!.dispatcher.invoke('sessions.messages', { profile, sessionId, limit: 50 })
     const stored = (rows as { output: { items: Array<{ role: string; content: string | null }> } }).output.items
     expect(
