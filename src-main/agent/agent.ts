@@ -12,6 +12,7 @@ import type { ToolRegistry } from './tools/registry'
 import { InterruptReason, type TurnContext } from './turn-context'
 import { runLoop, type LoopHost } from './turn-loop'
 import { runTurn } from './turn'
+import { runMemoryReview } from './memory-review'
 import type { ActivityProvenance, AgentMemory, AgentOptions, AgentStore, TurnOptions, TurnResult } from './types'
 import { readRetrying, type ConversationMessage, type NewMessage } from '../store'
 import type { Logger } from '@shared/contract/log'
@@ -59,6 +60,12 @@ export class Agent implements LoopHost {
   lastActivityDesc = 'created'
   lastActivityProvenance: ActivityProvenance = 'unknown'
   turnsRun = 0
+  /** `memory.nudge_interval`: a memory review after every this many user turns without a memory call (0: never). */
+  readonly memoryNudgeInterval: number
+  /** User turns since the model last called the memory tool (memory-review.ts counts them). */
+  turnsSinceMemory = 0
+  /** The background memory review running now, if any (awaited by close(), and by tests). */
+  memoryReview: Promise<void> | null = null
 
   private readonly baseSystemPrompt: string
   private readonly ephemeralSystemPrompt: string
@@ -71,6 +78,7 @@ export class Agent implements LoopHost {
   private readonly steers: string[] = []
   private current: { controller: AbortController; done: Promise<TurnResult> } | null = null
   private closedFlag = false
+  private reviewController: AbortController | null = null
 
   constructor(opts: AgentOptions) {
     if (!opts || typeof opts.sessionId !== 'string' || !opts.sessionId.trim())
@@ -86,6 +94,7 @@ export class Agent implements LoopHost {
     this.gatewaySessionKey = opts.gatewaySessionKey ?? ''
     this.defaultSource = opts.source ?? 'desktop'
     this.platform = opts.platform ?? 'desktop'
+    this.memoryNudgeInterval = opts.memoryNudgeInterval ?? 0
     // As upstream's loop: calls go on while their count is below the budget (12.5: 13 calls; Infinity: no limit).
     this.maxIterations = opts.maxIterations > 0 ? opts.maxIterations : 1
     this.reasoningConfig = opts.reasoningConfig ?? null
@@ -142,6 +151,8 @@ export class Agent implements LoopHost {
     this.closedFlag = true
     this.current?.controller.abort(new InterruptReason('closed', 'agent closed'))
     await this.current?.done.catch(() => undefined)
+    this.reviewController?.abort()
+    await this.memoryReview
     this.releaseClients()
     this.steers.length = 0
     for (const tool of this.tools.list()) {
@@ -275,6 +286,17 @@ export class Agent implements LoopHost {
         this.log?.warn('agent', `storing the system prompt failed: ${errorMessage(err)}`)
       }
     }
+  }
+
+  /** Starts the memory review in the background on a copy of the conversation (one at a time; close() stops it). */
+  startMemoryReview(): void {
+    if (this.memoryReview || this.closedFlag) return
+    const controller = (this.reviewController = new AbortController())
+    const snapshot = this.sessionMessages.map((m) => ({ ...m }))
+    this.memoryReview = runMemoryReview(this, snapshot, controller.signal).finally(() => {
+      this.memoryReview = null
+      this.reviewController = null
+    })
   }
 
   /** @internal the loop, exposed for turn.ts */

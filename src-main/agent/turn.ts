@@ -11,6 +11,7 @@ import type { ExitReason, TurnOptions, TurnResult, TurnStatus } from './types'
 import { errorMessage } from '@shared/contract/errors'
 import { buildMemoryContextBlock } from '../memory'
 import { readRetrying } from '../store'
+import { countNudgeTurn, noteMemoryCalls } from './memory-review'
 
 export async function runTurn(
   agent: Agent,
@@ -47,8 +48,16 @@ export async function runTurn(
   let exitReason: ExitReason = 'completed'
   let finalText = ''
   let error: string | undefined
+  let reviewDue = false
+  let turnStart = 0
   try {
     await agent.ensureReady(opts.history)
+    turnStart = agent.sessionMessages.length
+    // A caller-saved user message may already be in the loaded history: it is this turn's, not a prior one.
+    const last = agent.sessionMessages.at(-1)
+    const loadedThis = opts.savedUserMessageId !== undefined && last?.role === 'user' && last.content === text
+    const prior = agent.sessionMessages.filter((m) => m.role === 'user').length - (loadedThis ? 1 : 0)
+    reviewDue = countNudgeTurn(agent, prior)
     await runMemoryPreamble(agent, ctx, text)
     let user: (typeof agent.sessionMessages)[number] = {
       role: 'user' as const,
@@ -111,6 +120,9 @@ export async function runTurn(
     }
   }
   agent.touch(`turn ${status}`, 'turn')
+  // From the turn's user message on (a compression may have moved it to the start of a continuation).
+  const at = ctx.userMessage ? agent.sessionMessages.indexOf(ctx.userMessage) : -1
+  noteMemoryCalls(agent, agent.sessionMessages.slice(at >= 0 ? at : turnStart))
   if (status === 'completed' && agent.memory?.syncAll) {
     try {
       await agent.memory.syncAll(text, finalText, {
@@ -127,6 +139,8 @@ export async function runTurn(
       agent.log?.warn('agent', `memory queue-prefetch failed: ${errorMessage(err)}`)
     }
   }
+  // After the answer is in, never before it: the review must not hold up or interleave with the user's turn.
+  if (reviewDue && status === 'completed' && finalText) agent.startMemoryReview()
   return {
     status,
     exitReason,

@@ -122,6 +122,8 @@ export interface AgentOptions {
   inactivityTimeoutSec?: number | null
   /** Platform name passed to memory hooks (default `desktop`). */
   platform?: string
+  /** config.yaml `memory.nudge_interval` as upstream reads it (0 or less, or absent: no memory review). */
+  memoryNudgeInterval?: number
 }
 
 /** The contract's list (shared/contract/agent.ts), not a copy. */

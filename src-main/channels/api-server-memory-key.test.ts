@@ -10,6 +10,7 @@ import { startScriptedProvider, type ScriptedProvider } from '../agent/scripted'
 import { type Host } from '../host'
 import { writePlugin } from '../host/test-fixtures/memory-host'
 import { apiHostHome } from './test-fixtures/api-home'
+import { waitUntil } from '../tools/test-fixtures/helpers'
 import type { ChannelsStatus } from '@shared/contract'
 
 const KEY = 'hk_memory_key_test_key'
@@ -150,6 +151,39 @@ describe('X-Hermes-Session-Key', () => {
     expect(nul.status).toBe(400)
     expect(provider.requests.length).toBe(before)
     expect(inits()).toEqual([])
+  })
+})
+
+describe('memory.nudge_interval on the API server', () => {
+  it("a caller's conversation at its 10th user message (upstream's default) is followed by a memory review", async () => {
+    const texts = (q: (typeof provider.requests)[number]) =>
+      ((q.body?.messages ?? []) as Array<{ role: string; content: unknown }>).map(
+        (m) => `${m.role}:${String(m.content)}`
+      )
+    const history = Array.from({ length: 9 }, (_, i) => [
+      { role: 'user' as const, content: `nudge ${i + 1}` },
+      { role: 'assistant' as const, content: 'noted' }
+    ]).flat()
+    const before = provider.requests.length
+    const data = await sdk().chat.completions.create({
+      model: 'hermes-agent',
+      messages: [...history, { role: 'user', content: 'nudge 10' }]
+    })
+    expect(data.choices[0]!.message.content).toBe('noted')
+    // Upstream builds an agent per request and counts the caller's user messages: the 10th answered, a review runs
+    // on the whole conversation, its reply included, ending in the review's own user message.
+    const isReview = (q: (typeof provider.requests)[number]) => {
+      const t = texts(q)
+      return (
+        t.includes('user:nudge 10') &&
+        t.at(-2) === 'assistant:noted' &&
+        t.at(-1)!.startsWith('user:') &&
+        t.at(-1) !== 'user:nudge 10'
+      )
+    }
+    await waitUntil(() => provider.requests.slice(before).some(isReview))
+    const review = provider.requests.slice(before).find(isReview)!
+    expect(texts(review).filter((t) => t.startsWith('user:nudge'))).toHaveLength(10)
   })
 })
 

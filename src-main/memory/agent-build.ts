@@ -4,7 +4,7 @@
  * notices reach chat surfaces); details go to the log. Only a provider that really joined logs "activated".
  */
 import { BuiltinMemoryProvider, type BuiltinMemoryOptions } from './builtin'
-import { memoryLimitsOf } from './builtin-limits'
+import { memoryLimitsOf, nudgeIntervalOf } from './builtin-limits'
 import type { MemoryActivitySink } from './activity-types'
 import { MANAGER_LOGGER, memoryLogger, type MemoryLogSink } from './log'
 import type { MemoryRedactor } from './redact'
@@ -21,6 +21,8 @@ export interface MemoryConfig {
   /** Char limits of MEMORY.md / USER.md; upstream reads them with `int()` (memoryLimitsOf). */
   memory_char_limit?: unknown
   user_char_limit?: unknown
+  /** User turns between memory reviews; upstream reads it with `int()` (nudgeIntervalOf). */
+  nudge_interval?: unknown
 }
 
 export interface StartupNotice {
@@ -47,6 +49,8 @@ export interface AgentMemory {
   warnings: StartupNotice[]
   /** The configured external provider and what became of it (null when none is configured). */
   external: { name: string; state: 'active' | 'failed' | 'unavailable' | 'refused' } | null
+  /** `memory.nudge_interval` as upstream reads it (0: no memory review). */
+  nudgeInterval: number
 }
 
 export type LoadMemoryProvider = (
@@ -66,6 +70,7 @@ export async function buildMemoryManagerForAgent(
   const manager = new MemoryManager({ activity: options.activity, log: options.log, mask: options.mask })
   // Upstream builds its MEMORY.md/USER.md store when EITHER flag is on (both default to true); each flag only
   // decides whether its file reaches the prompt. Turning memory_enabled off leaves USER.md and the tool.
+  const nudgeInterval = nudgeIntervalOf(memory.nudge_interval)
   const memoryEnabled = flagOn(memory.memory_enabled)
   const userProfileEnabled = flagOn(memory.user_profile_enabled)
   if (memoryEnabled || userProfileEnabled) {
@@ -188,9 +193,9 @@ export async function buildMemoryManagerForAgent(
   const status = name && name !== BUILTIN_PROVIDER_NAME ? { name, state } : null
   if (manager.providers.length === 0) {
     await manager.shutdownAll()
-    return { manager: null, warnings, external: status }
+    return { manager: null, warnings, external: status, nudgeInterval }
   }
-  return { manager, warnings, external: status }
+  return { manager, warnings, external: status, nudgeInterval }
 }
 
 /** A `memory.*_enabled` flag as upstream reads it: default on when absent, else Python truthiness (null, 0, '' are off). */

@@ -20,7 +20,7 @@ export const entriesSize = (entries: readonly string[]) =>
   entries.length === 0 ? 0 : pyLen(entries.join(ENTRY_DELIMITER))
 
 /** Python's `int(v)` for what a YAML value can be; null where Python raises. */
-function pyInt(v: unknown): number | null {
+export function pyInt(v: unknown): number | null {
   if (typeof v === 'boolean') return v ? 1 : 0
   if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : null
   if (typeof v === 'bigint') return Number(v)
@@ -98,4 +98,15 @@ export function promptEntries(entries: readonly string[], fileName: string): str
     if (findings.length === 0) return entry
     return `[BLOCKED: ${fileName} entry contained threat pattern(s): ${findings.join(', ')}. Removed from system prompt; use memory(action=remove) to delete the original.]`
   })
+}
+
+/**
+ * `memory.nudge_interval` as upstream reads it: `int()` of the value, 10 when absent; 0 or less turns the review off.
+ * A value `int()` refuses (`abc`, `2.5` as text) leaves upstream with no built-in memory at all, so never a review:
+ * 0 here (Caduceus keeps the store; see the golden memory-nudge).
+ */
+export function nudgeIntervalOf(v: unknown): number {
+  if (v === undefined) return 10
+  const n = pyInt(v)
+  return n === null || n < 0 ? 0 : n
 }

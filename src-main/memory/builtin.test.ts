@@ -10,6 +10,8 @@ import { editEntry, readEntries } from './builtin-store'
 
 const memoryFile = (home: string) => join(home, 'memories', 'MEMORY.md')
 import { runMemoryTool } from './builtin-tool'
+import { nudgeIntervalOf } from './builtin-limits'
+import { parsePyYaml } from '../config/py-yaml'
 import { MemoryManager } from './manager'
 import { makeHomes } from './test-fixtures/harness'
 
@@ -157,4 +159,29 @@ describe('built-in memory store', () => {
     p.onTurnStart()
     expect(JSON.parse(await p.handleToolCall('memory', big))).not.toHaveProperty('done')
   })
+})
+
+describe('memory.nudge_interval read as upstream reads it (golden memory-nudge)', () => {
+  const cases = (
+    JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/memory-nudge/cases.json'), 'utf8')
+    ) as {
+      cases: Array<{
+        config: string
+        memory_store_loaded: boolean
+        interval_after_init: number
+        review_turns: number[]
+      }>
+    }
+  ).cases
+  it.each(cases.map((c) => [c.config.split('\n').slice(2).join(' ').trim() || '(absent)', c] as const))(
+    '%s',
+    (_name, c) => {
+      const section = (parsePyYaml(c.config).toJS() as { memory: Record<string, unknown> }).memory
+      // Upstream without a store (a value int() refuses) never reviews; a non-positive interval neither.
+      const upstream = c.memory_store_loaded && c.interval_after_init > 0 ? c.interval_after_init : 0
+      expect(nudgeIntervalOf(section.nudge_interval)).toBe(upstream)
+      expect(c.review_turns.length > 0).toBe(upstream > 0)
+    }
+  )
 })

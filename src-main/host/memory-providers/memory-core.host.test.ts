@@ -56,12 +56,61 @@ export function createProvider() {
   }
 }
 `
+interface NudgeCase {
+  name: string
+  config: string
+  turns: number
+  memory_call_turns: number[]
+  review_turns: number[]
+  requests: Array<{ turn: number; kind: string; roles?: string[]; tools?: string[] }>
+  message_rows: Array<{ role: string; content: string | null }>
+  memory_md: string | null
+}
+// scripts/golden/memory_nudge.py: upstream's review turns for an interval, with and without a memory call between.
+const NUDGE = (
+  JSON.parse(readFileSync(join(__dirname, '../../../test/fixtures/upstream/memory-nudge/cases.json'), 'utf8')) as {
+    cases: NudgeCase[]
+  }
+).cases.filter((c) => c.name.startsWith('interval 3'))
 const OUR_TOOLS = ['delegate_task', 'memory', 'process', 'terminal']
 const BATCH = golden.batches.find((b) => b.name === 'free room and add in one call')!
 
-function reply(req: RecordedRequest): ScriptReply {
-  if (lastOf(req)?.role === 'tool') return { text: 'done' }
+/** A memory review's call: it ends the conversation with its own user message (the nudge turns all start `TURN `). */
+const isReview = (req: RecordedRequest) => {
   const text = turnText(req)
+  return messagesOf(req).some((m) => String(m.content).startsWith('TURN ')) && !text.startsWith('TURN ')
+}
+
+function reply(req: RecordedRequest): ScriptReply {
+  const text = turnText(req)
+  const turnNo = (req: RecordedRequest) => messagesOf(req).filter((m) => String(m.content).startsWith('TURN ')).length
+  // The memory review (memory.nudge_interval) ends with its own user message; it saves one note, then answers.
+  if (isReview(req) && lastOf(req)?.role === 'user')
+    return {
+      toolCalls: [
+        {
+          id: `r${turnNo(req)}`,
+          name: 'memory',
+          arguments: { action: 'add', target: 'memory', content: `Saved by the review after turn ${turnNo(req)}.` }
+        }
+      ]
+    }
+  const turn = /^TURN (\d+): hello$/.exec(text)
+  if (turn) {
+    const n = Number(turn[1])
+    return n === memoryCallTurn && !messagesOf(req).some((m) => m.role === 'tool')
+      ? {
+          toolCalls: [
+            {
+              id: `m${n}`,
+              name: 'memory',
+              arguments: { action: 'add', target: 'memory', content: `Saved in turn ${n}.` }
+            }
+          ]
+        }
+      : { text: `Answer ${n}.` }
+  }
+  if (lastOf(req)?.role === 'tool') return { text: 'done' }
   if (text === 'write both' && toolNames(req).includes('memory'))
     return {
       toolCalls: [
@@ -77,6 +126,8 @@ function reply(req: RecordedRequest): ScriptReply {
 }
 
 let rig: Rig
+/** The desk turn whose reply first calls the memory tool (the nudge cases). */
+let memoryCallTurn = 0
 const profiles = golden.flags.map((_, i) => `flags${i}`)
 
 function seed(profile: string, config: string, files: Record<string, string>): void {
@@ -104,11 +155,12 @@ async function turn(profile: string, text: string): Promise<RecordedRequest[]> {
 }
 
 beforeAll(async () => {
-  rig = await makeRig(reply, ['fence', 'batch', ...profiles])
+  rig = await makeRig(reply, ['fence', 'batch', ...profiles, ...NUDGE.map((_, i) => `nudge${i}`)])
   writePlugin(rig.root, 'corerec', PLUGIN)
   seed('fence', 'memory:\n  provider: corerec\n', {})
   seed('batch', `memory:\n  provider: corerec\n${BATCH.config.replace(/^memory:\n/, '')}`, BATCH.files)
   golden.flags.forEach((f, i) => seed(profiles[i]!, f.config, f.files))
+  NUDGE.forEach((c, i) => seed(`nudge${i}`, c.config, {}))
   await rig.start()
 })
 afterAll(async () => {
@@ -173,5 +225,56 @@ describe('the memory tool: upstream parameters and an operations batch', () => {
     expect(filesOf('batch')).toEqual({ ...BATCH.files, ...BATCH.after })
     await waitUntil(() => store().writes.length === BATCH.mirrored.length)
     expect(store().writes).toEqual(BATCH.mirrored)
+  })
+})
+
+describe('memory.nudge_interval: the background memory review, as upstream runs it', () => {
+  it.each(NUDGE.map((c, i) => [c.name, c, i] as const))('%s', async (_name, c, i) => {
+    const profile = `nudge${i}`
+    memoryCallTurn = c.memory_call_turns[0] ?? 0
+    const before = rig.chats().length
+    const withTools = () =>
+      rig
+        .chats()
+        .slice(before)
+        .filter((q) => toolNames(q).length > 0)
+    const reviews = () => withTools().filter(isReview)
+    let sessionId = ''
+    for (let t = 1; t <= c.turns; t++) {
+      const finished = rig.events.filter((e) => e.event === 'turn.finished').length
+      const res = sessionId
+        ? await rig.host!.dispatcher.invoke('sessions.resume', { profile, sessionId, text: `TURN ${t}: hello` })
+        : await rig.host!.dispatcher.invoke('sessions.start', { profile, text: `TURN ${t}: hello` })
+      expect(res.ok, JSON.stringify(res)).toBe(true)
+      sessionId ||= (res as { output: { sessionId: string } }).output.sessionId
+      await waitUntil(() => rig.events.filter((e) => e.event === 'turn.finished').length > finished)
+      // A review upstream runs after this turn: both of its calls (the note, then the answer) come before the next turn.
+      const due = c.requests.filter((r) => r.kind === 'review' && r.turn <= t).length
+      await waitUntil(() => reviews().length >= due)
+    }
+    // Every model call with the roles of its messages, as upstream's (Caduceus sends no system message here: no persona,
+    // memory still empty when the session began), main turns and reviews alike; the review offers the turn's tools.
+    const kind = (q: RecordedRequest) => (isReview(q) ? 'review' : 'main')
+    const strip = (roles: string[]) => roles.filter((r) => r !== 'system')
+    expect(withTools().map((q) => [kind(q), strip(messagesOf(q).map((m) => m.role))])).toEqual(
+      c.requests.filter((r) => r.kind !== 'auxiliary').map((r) => [r.kind, strip(r.roles!)])
+    )
+    expect(new Set(reviews().map((q) => toolNames(q).join()))).toEqual(new Set([toolNames(withTools()[0]!).join()]))
+    // What the review wrote, and nothing of it stored in the session: only the turns' own rows.
+    expect(filesOf(profile)['MEMORY.md']).toBe(c.memory_md)
+    // The Memory page's activity feed shows each review's write, under the review's own turn id.
+    const events = await rig.host!.dispatcher.invoke('memory.events', { profile })
+    const items = (events as { output: { items: Array<{ kind: string; turnId: string | null; summary: string }> } })
+      .output.items
+    expect(
+      items.filter((e) => e.kind === 'tool_call' && e.turnId?.startsWith('memory-review-')).map((e) => e.summary)
+    ).toEqual(c.review_turns.map((t) => expect.stringContaining(`Saved by the review after turn ${t}.`)).reverse())
+    const rows = await rig.host!.dispatcher.invoke('sessions.messages', { profile, sessionId, limit: 50 })
+    const stored = (rows as { output: { items: Array<{ role: string; content: string | null }> } }).output.items
+    expect(
+      stored.filter((m) => m.role !== 'tool' && !(m.role === 'assistant' && !m.content)).map((m) => m.content)
+    ).toEqual(
+      c.message_rows.filter((m) => m.role !== 'tool' && !(m.role === 'assistant' && !m.content)).map((m) => m.content)
+    )
   })
 })

@@ -168,6 +168,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     gatewaySessionKey: input.sessionKey,
     source: input.source,
     platform,
+    memoryNudgeInterval: memory?.nudgeInterval ?? 0,
     // Only what the profile states: compression stays off unless config.yaml turns it on.
     compression: resolveCompression({
       enabled: compression.enabled === true,
