@@ -24,6 +24,20 @@ const ORIGIN = 'http://localhost:3000'
 const TOOL_ARGS = '{"command": "echo hi"}'
 
 /**
+ * Upstream's real agent streams a paragraph break before the text that follows a tool round (its stream-delta path;
+ * golden api-tool-break, recorded with upstream's AIAgent). This recording ran a stand-in agent that streams its
+ * reply directly, so its streamed tool cases lack the break: Caduceus's is checked, then taken off for the comparison.
+ */
+const AFTER_TOOL_BREAK = '\n\n'
+const AFTER_TOOL_ESCAPED = JSON.stringify(AFTER_TOOL_BREAK).slice(1, -1)
+const STREAMED_AFTER_TOOL = new Set([
+  'chat_stream_tool',
+  'chat_stream_tool_usage',
+  'responses_stream_tool',
+  'runs_tool_events'
+])
+
+/**
  * Where Caduceus deliberately differs from upstream. Each entry pins what Caduceus answers instead (so the case still
  * fails if that changes) and is compared with the golden only in what `compare` lists.
  */
@@ -228,6 +242,11 @@ beforeAll(async () => {
         ? JSON.parse(fill(JSON.stringify(c.request.body)))
         : c.request.body
     const a = await send(base, c.request.method, fill(c.request.path), c.request.headers, body)
+    if (STREAMED_AFTER_TOOL.has(c.name)) {
+      // Pinned here, compared without it below (AFTER_TOOL_BREAK)
+      expect(a.text, c.name).toContain(AFTER_TOOL_ESCAPED + golden.reply.slice(0, 5))
+      a.text = a.text.replaceAll(AFTER_TOOL_ESCAPED + golden.reply.slice(0, 5), golden.reply.slice(0, 5))
+    }
     answers.set(c.name, a)
     if (c.name === 'responses_create') ids.resp = JSON.parse(a.text).id
     if (c.name === 'responses_tool') ids.respKept = JSON.parse(a.text).id
@@ -408,7 +427,7 @@ describe('the official openai SDK reads what upstream would have given it', () =
     for await (const e of stream) seen.push(e.type)
     const final = await stream.finalResponse()
     expect(final.output.map((o) => o.type)).toEqual(done.response.output.map((o) => o.type))
-    expect(final.output_text).toBe(golden.reply)
+    expect(final.output_text).toBe(AFTER_TOOL_BREAK + golden.reply)
     expect(seen).toContain('response.output_text.delta')
   })
 
@@ -422,7 +441,7 @@ describe('the official openai SDK reads what upstream would have given it', () =
   })
   it('a streamed tool turn with include_usage, a store:false response read back, a model retrieved', async () => {
     const { text, usage } = await streamed('sdk: stream, use a tool, count it')
-    expect(text).toBe(golden.reply)
+    expect(text).toBe(AFTER_TOOL_BREAK + golden.reply)
     expect(usage?.total_tokens).toBeGreaterThan(0)
     const unstored = await client().responses.create({
       model: 'hermes-agent',
