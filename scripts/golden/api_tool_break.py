@@ -16,21 +16,17 @@ Writes test/fixtures/upstream/api-tool-break/cases.json; replayed by src-main/ch
 import asyncio
 import json
 import sqlite3
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from golden_setup import provider_home, serve_provider, sse_chunk, upstream_api_server, write_golden
+from golden_setup import ScriptedProvider, provider_home, serve_provider, sse_chunk, upstream_api_server, write_golden
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "api-tool-break" / "cases.json"
 KEY = "hk_golden_key_0123456789"
 FIRST, AFTER = "Checking.", "All done."
 
 
-class Provider(BaseHTTPRequestHandler):
+class Provider(ScriptedProvider):
     protocol_version = "HTTP/1.1"
-
-    def log_message(self, *_):
-        pass
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
@@ -38,11 +34,7 @@ class Provider(BaseHTTPRequestHandler):
         if not body.get("stream"):  # a title
             data = json.dumps({"id": "c", "object": "chat.completion", "created": 1, "model": "m", "choices": [
                 {"index": 0, "message": {"role": "assistant", "content": "a title"}, "finish_reason": "stop"}]}).encode()
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self._send("application/json", data)
             return
         after_tool = any(m.get("role") == "tool" for m in msgs)
         if after_tool:
@@ -53,12 +45,7 @@ class Provider(BaseHTTPRequestHandler):
             first = "" if "quietly" in json.dumps(msgs) else FIRST
             out = (sse_chunk("m", {"role": "assistant", "content": first}) + sse_chunk("m", {"tool_calls": [call]})
                    + sse_chunk("m", {}, "tool_calls"))
-        out += b"data: [DONE]\n\n"
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("content-length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
+        self._send("text/event-stream", out + b"data: [DONE]\n\n")
 
 
 _server, BASE = serve_provider(Provider)
@@ -72,6 +59,17 @@ def assistant_rows():
     return rows
 
 
+async def streamed_text(resp) -> str:
+    """The content a streamed chat completion's deltas carry, joined."""
+    text = ""
+    async for line in resp.content:
+        line = line.decode().strip()
+        if line.startswith("data: {"):
+            for ch in json.loads(line[6:]).get("choices", []):
+                text += ch.get("delta", {}).get("content") or ""
+    return text
+
+
 async def record():
     import aiohttp
 
@@ -82,21 +80,11 @@ async def record():
         async with aiohttp.ClientSession() as http:
             resp = await http.post(f"{base}/v1/chat/completions", headers=auth, json={
                 "model": "hermes-agent", "stream": True, "messages": [{"role": "user", "content": "check it"}]})
-            text = ""
-            async for line in resp.content:
-                line = line.decode().strip()
-                if line.startswith("data: {"):
-                    for ch in json.loads(line[6:]).get("choices", []):
-                        text += ch.get("delta", {}).get("content") or ""
+            text = await streamed_text(resp)
             out["chat"] = {"streamed": text}
             resp = await http.post(f"{base}/v1/chat/completions", headers=auth, json={
                 "model": "hermes-agent", "stream": True, "messages": [{"role": "user", "content": "check it quietly"}]})
-            text = ""
-            async for line in resp.content:
-                line = line.decode().strip()
-                if line.startswith("data: {"):
-                    for ch in json.loads(line[6:]).get("choices", []):
-                        text += ch.get("delta", {}).get("content") or ""
+            text = await streamed_text(resp)
             out["chatQuiet"] = {"streamed": text}
             resp = await http.post(f"{base}/v1/responses", headers=auth, json={
                 "model": "hermes-agent", "stream": True, "input": "check it"})

@@ -24,10 +24,9 @@ Writes test/fixtures/upstream/empty-replies/cases.json; replayed by src-main/cha
 import asyncio
 import json
 import sqlite3
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from golden_setup import provider_home, serve_provider, sse_chunk, upstream_api_server, write_golden
+from golden_setup import ScriptedProvider, provider_home, serve_provider, sse_chunk, upstream_api_server, write_golden
 
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "empty-replies" / "cases.json"
 KEY = "hk_golden_key_0123456789"
@@ -44,11 +43,8 @@ def case_of(messages):
     return None
 
 
-class Provider(BaseHTTPRequestHandler):
+class Provider(ScriptedProvider):
     protocol_version = "HTTP/1.1"
-
-    def log_message(self, *_):
-        pass
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
@@ -58,11 +54,7 @@ class Provider(BaseHTTPRequestHandler):
         if not body.get("stream") or case is None:  # a title
             data = json.dumps({"id": "c", "object": "chat.completion", "created": 1, "model": "m", "choices": [
                 {"index": 0, "message": {"role": "assistant", "content": "a title"}, "finish_reason": "stop"}]}).encode()
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self._send("application/json", data)
             return
         sent = [m for m in msgs if m.get("role") != "system"]
         user = next(m["content"] for m in sent if m["role"] == "user")
@@ -82,11 +74,7 @@ class Provider(BaseHTTPRequestHandler):
             deltas = [{"role": "assistant", "content": "Recovered."}]
         finish = "tool_calls" if "tool_calls" in deltas[0] else "stop"
         out = b"".join(sse_chunk("m", d) for d in deltas) + sse_chunk("m", {}, finish) + b"data: [DONE]\n\n"
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("content-length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
+        self._send("text/event-stream", out)
 
 
 _server, BASE = serve_provider(Provider)
