@@ -17,7 +17,11 @@ OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "
 HOME = upstream_home("golden-soul-")
 logging.disable(logging.WARNING)  # its truncation warning per case
 
+from agent.model_metadata import get_model_context_length  # noqa: E402
 from agent.prompt_builder import load_soul_md  # noqa: E402
+
+# A model no table names, on a custom endpoint with nothing listening (port 9): every lookup misses.
+UNKNOWN_MODEL_CONTEXT = get_model_context_length("scripted-unknown-model", "http://127.0.0.1:9/v1", "k", provider="custom")
 
 
 def soul_text(size: int, astral: bool) -> str:
@@ -47,6 +51,7 @@ CASES = [
     (45_000, False, None, "context_file_max_chars: 0"),
     (45_000, False, None, "context_file_max_chars: '5000'"),
     (45_000, False, None, "context_file_max_chars: 3"),
+    (70_000, False, UNKNOWN_MODEL_CONTEXT, None),
 ]
 
 cases = []
@@ -72,4 +77,4 @@ for size, astral, ctx, config in CASES:
         case["cut"] = {"head": len(head), "tail": len(tail)}
     cases.append(case)
 
-write_golden(OUT, "scripts/golden/soul_truncate.py", {"cases": cases})
+write_golden(OUT, "scripts/golden/soul_truncate.py", {"unknownModelContextLength": UNKNOWN_MODEL_CONTEXT, "cases": cases})

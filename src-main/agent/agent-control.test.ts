@@ -6,6 +6,16 @@ import type { AgentMemory } from './types'
 import { stoppedReplyText } from './stopped-text'
 import { NO_REPLY_TEXT } from './empty-reply'
 
+/** What upstream hands on after a turn with no reply (scripts/golden/empty_reply_handoff.py). */
+const handoffGolden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/empty-reply-handoff/cases.json'), 'utf8')
+) as {
+  cases: Array<{
+    turn: { completed: boolean; finalIsSentinel: boolean; finalEmpty: boolean }
+    memorySync: Array<{ user: string; answerIsFinal: boolean }>
+  }>
+}
+
 const stoppedGolden = JSON.parse(
   readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/stopped-reply-text/cases.json'), 'utf8')
 ) as { cases: Array<[string, string]> }
@@ -232,6 +242,20 @@ describe('Agent: loop limits and control', () => {
     expect(kit.messages('S1').map((m) => m.role)).toEqual(['user'])
     expect(notices).toHaveLength(6)
     expect(notices.at(-1)).toBe(NO_REPLY_TEXT)
+  })
+
+  it("a turn with no reply hands its explanation to the memory sync as the answer, as upstream's default does", async () => {
+    // Upstream swaps its own explanation in for the "(empty)" sentinel before its providers' sync (golden
+    // empty-reply-handoff; its display.turn_completion_explainer, on by default), and the turn still completes.
+    const [upstream] = handoffGolden.cases
+    expect(upstream!.turn).toEqual({ completed: true, finalIsSentinel: false, finalEmpty: false })
+    kit = await makeKit([], { handler: () => ({ text: '' }) })
+    let synced: unknown[] = []
+    const memory: AgentMemory = { syncAll: (u, a) => void (synced = [u, a]) }
+    const r = await kit.makeAgent({ memory }).runTurn('hello there')
+    expect(r.status).toBe('completed')
+    expect(synced).toEqual([upstream!.memorySync[0]!.user, upstream!.memorySync[0]!.answerIsFinal ? r.finalText : null])
+    expect(r.finalText).toBe(NO_REPLY_TEXT)
   })
 
   it('reasoningConfig is mutable in place between turns', async () => {

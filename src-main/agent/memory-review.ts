@@ -3,7 +3,8 @@
  * last called the built-in `memory` tool, once the turn has answered, a background review call replays the
  * conversation with one extra user message asking what is worth saving. It offers the same tools (the request
  * matches the turn's), runs only the memory tool, stores no rows and records no usage on the session: its only
- * effect is what it writes to memory. Golden: test/fixtures/upstream/memory-nudge/cases.json.
+ * effect is what it writes to memory. On the API server the count comes from the caller's transcript on every
+ * request, as upstream's agent-per-request counts it. Golden: test/fixtures/upstream/memory-nudge/cases.json.
  */
 import { callModel } from './model-call'
 import { executeToolCall } from './tools/registry'
@@ -18,6 +19,8 @@ import { errorMessage } from '@shared/contract/errors'
 /** The review's own call budget (upstream's review agent: 16). */
 const REVIEW_MAX_CALLS = 16
 const MEMORY_TOOL = 'memory'
+/** The API server's platform (gateway/channels.ts), whose agents upstream builds one per request. */
+const API_SERVER_PLATFORM = 'api_server'
 
 /** The review's user message (our wording; upstream's prose is its own, and no upstream test compares it). */
 const MEMORY_REVIEW_PROMPT =
@@ -33,7 +36,10 @@ export function countNudgeTurn(agent: Agent, priorUserTurns: number): boolean {
   const interval = agent.memoryNudgeInterval
   if (interval <= 0 || !agent.memory || !agent.tools.get(MEMORY_TOOL)) return false
   // A new agent on an existing conversation picks the count up from its user turns (upstream: prior % interval).
-  if (agent.turnsRun === 1 && agent.turnsSinceMemory === 0) agent.turnsSinceMemory = priorUserTurns % interval
+  // Upstream's API server builds a new agent for every request, so there each request counts from the caller's
+  // transcript alone and a memory call in an earlier request is forgotten; Caduceus keeps that agent, so it recounts.
+  if (agent.platform === API_SERVER_PLATFORM) agent.turnsSinceMemory = priorUserTurns % interval
+  else if (agent.turnsRun === 1 && agent.turnsSinceMemory === 0) agent.turnsSinceMemory = priorUserTurns % interval
   agent.turnsSinceMemory++
   if (agent.turnsSinceMemory < interval) return false
   agent.turnsSinceMemory = 0

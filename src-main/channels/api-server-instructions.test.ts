@@ -1,7 +1,7 @@
 // A caller's system text on the API server, driven by the official `openai` SDK: chat `system`/`developer`
 // messages, Responses `instructions` and Runs `instructions` reach the provider after the profile's persona
 // (SOUL.md), for that caller only; they are never stored as messages, and changing them rebuilds the agent.
-import { rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import OpenAI from 'openai'
@@ -18,6 +18,13 @@ let provider: ScriptedProvider
 let server: ApiServer
 let client: OpenAI
 const KEY = 'hk_instructions_test_key'
+/** Upstream's SOUL.md cuts (scripts/golden/soul_truncate.py). */
+const soulGolden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/soul-truncate/upstream.json'), 'utf8')
+) as {
+  unknownModelContextLength: number
+  cases: Array<{ size: number; contextLength: number | null; cut: { head: number; tail: number } | null }>
+}
 const SOUL = 'You are Tern, a terse seabird who answers in one line.'
 
 type Sent = Array<{ role: string; content: unknown }>
@@ -161,5 +168,33 @@ describe('caller system text on the API server', () => {
     expect(err).toBeInstanceOf(OpenAI.BadRequestError)
     expect(errorMessage(err)).toMatch(/at most 1000000 characters/)
     expect(provider.requests.length).toBe(before)
+  })
+
+  it("a long SOUL.md is cut at upstream's limit for a model whose context length nothing states", async () => {
+    // config.yaml names no context_length: upstream's agent falls back to 256k tokens (golden soul-truncate), a
+    // limit of 61,440 characters, and keeps its first 43,008 and last 12,288, not the 20k floor's.
+    const golden = soulGolden.cases.find(
+      (c) => c.size === 70_000 && c.contextLength === soulGolden.unknownModelContextLength
+    )!
+    const long =
+      Array.from({ length: 7_000 }, (_, i) => `rule ${String(i).padStart(4, '0')}\n`)
+        .join('')
+        .slice(0, -1) + '!' // 70,000
+    writeFileSync(join(root, 'SOUL.md'), long)
+    try {
+      // New system text, so the API server builds a new agent that reads the file again.
+      await client.chat.completions.create({
+        model: 'hermes-agent',
+        messages: [
+          { role: 'system', content: 'Answer in Latin.' },
+          { role: 'user', content: 'hi' }
+        ]
+      })
+      const system = systemOf(lastSent())!
+      expect(system.startsWith(long.slice(0, golden.cut!.head) + '\n\n[SOUL.md is 70000 characters')).toBe(true)
+      expect(system).toContain(']\n\n' + long.slice(-golden.cut!.tail) + '\n\nAnswer in Latin.')
+    } finally {
+      writeFileSync(join(root, 'SOUL.md'), `${SOUL}\n`)
+    }
   })
 })

@@ -41,7 +41,17 @@ const sdk = (headers: Record<string, string> = {}) =>
   new OpenAI({ baseURL: `${base}/v1`, apiKey: KEY, maxRetries: 0, defaultHeaders: headers })
 
 beforeAll(async () => {
-  provider = await startScriptedProvider({ handler: () => ({ text: 'noted' }) })
+  provider = await startScriptedProvider({
+    // A caller's message starting "save:" gets a memory call first (the turn's reply after it: 'noted').
+    handler: (req) => {
+      const last = (req.body?.messages as Array<{ role: string; content: unknown }> | undefined)?.at(-1)
+      if (last?.role === 'user' && String(last.content).startsWith('save:'))
+        return {
+          toolCalls: [{ name: 'memory', arguments: { action: 'add', target: 'memory', content: 'Likes tea.' } }]
+        }
+      return { text: 'noted' }
+    }
+  })
   ;({ root, host } = await apiHostHome({
     prefix: 'cad-api-memkey-',
     baseUrl: provider.baseUrl,
@@ -184,6 +194,37 @@ describe('memory.nudge_interval on the API server', () => {
     await waitUntil(() => provider.requests.slice(before).some(isReview))
     const review = provider.requests.slice(before).find(isReview)!
     expect(texts(review).filter((t) => t.startsWith('user:nudge'))).toHaveLength(10)
+  })
+
+  it("counts a continued session's user messages as upstream's new agent per request does, a memory call or not", async () => {
+    const turn = (n: number) => (n === 2 ? 'save: I like tea' : `chat ${n}`)
+    const isReview = (q: (typeof provider.requests)[number]) => {
+      const msgs = (q.body?.messages ?? []) as Array<{ role: string; content: unknown }>
+      const last = msgs.at(-1)
+      return (
+        msgs.some((m) => m.content === 'chat 1') && last?.role === 'user' && !/^(chat|save:)/.test(String(last.content))
+      )
+    }
+    const before = provider.requests.length
+    const history: Array<{ role: 'user' | 'assistant'; content: string }> = []
+    let sid: string | null = null
+    for (let n = 1; n <= 10; n++) {
+      history.push({ role: 'user', content: turn(n) })
+      const { data, response } = await sdk(sid ? { 'X-Hermes-Session-Id': sid } : {})
+        .chat.completions.create({ model: 'hermes-agent', messages: history })
+        .withResponse()
+      sid ??= response.headers.get('x-hermes-session-id')
+      history.push({ role: 'assistant', content: data.choices[0]!.message.content ?? '' })
+      // Upstream's agent for message 2 calls memory and is then dropped: no review before the 10th message.
+      if (n < 10) expect(provider.requests.slice(before).some(isReview)).toBe(false)
+    }
+    // Message 2's memory call ran (its result went back to the model).
+    const saved = provider.requests
+      .slice(before)
+      .some((q) => (q.body?.messages as Array<{ role: string }>).at(-1)?.role === 'tool')
+    expect(saved).toBe(true)
+    // The 10th user message (upstream's default interval) is answered, then reviewed, as with no memory call.
+    await waitUntil(() => provider.requests.slice(before).some(isReview))
   })
 })
 

@@ -466,6 +466,7 @@ describe('the turn budget (agent.max_turns), as upstream reads it', () => {
 const soulGolden = JSON.parse(
   readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/soul-truncate/upstream.json'), 'utf8')
 ) as {
+  unknownModelContextLength: number
   cases: Array<{
     size: number
     astral: boolean
@@ -489,6 +490,13 @@ function soulText(size: number, astral: boolean): string {
 }
 
 describe('SOUL.md over the limit: head and tail kept as upstream keeps them', () => {
+  it("takes the model's context window from config.yaml, else upstream's fallback for a model no lookup knows", () => {
+    const stated = resolveRuntime(home('model:\n  provider: openai\n  context_length: 32000\n'), { vault: envVault })
+    expect(stated.contextWindow).toBe(32_000)
+    const unstated = resolveRuntime(home('model:\n  provider: openai\n'), { vault: envVault })
+    expect(unstated.contextWindow).toBe(soulGolden.unknownModelContextLength)
+  })
+
   it.each(soulGolden.cases.map((c) => [`${c.length} chars, ctx ${c.contextLength}, ${c.config}`, c] as const))(
     '%s',
     (_n, c) => {

@@ -25,11 +25,18 @@ export interface ResolvedRuntime {
   /** Where the key is (or a new one goes): the secrets (`apiKeyEnv`), or config.yaml's model.api_key. */
   apiKeyFrom: 'env' | 'config'
   contextLength: number | null
+  /**
+   * The context window the agent assumes: config.yaml's model.context_length, else upstream's fallback for a model
+   * no lookup knows (256k tokens; golden soul-truncate). Caduceus has no model metadata of its own, so an unstated
+   * length is always the fallback. SOUL.md's limit scales with it, as upstream's does with its compressor's length.
+   */
+  contextWindow: number
   maxTokens: number | null
   configError: ConfigError | null
 }
 
 export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4'
+const FALLBACK_CONTEXT_WINDOW = 256_000
 
 const PROVIDER_BASE_URL: Record<string, string> = {
   openrouter: 'https://openrouter.ai/api/v1',
@@ -234,6 +241,7 @@ export function resolveRuntime(
     apiKeyEnv,
     apiKeyFrom: keyFrom,
     contextLength: m.contextLength,
+    contextWindow: m.contextLength ?? FALLBACK_CONTEXT_WINDOW,
     maxTokens: m.maxTokens,
     configError: loaded.error ?? envError(home)
   }

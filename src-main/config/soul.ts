@@ -32,7 +32,7 @@ export function soulMaxChars(contextLength?: number | null, config?: RawConfig):
 export const soulPath = (home: string) => join(home, 'SOUL.md')
 
 export interface SoulLimits {
-  /** The model's context window in tokens (config.yaml's model.context_length), when known. */
+  /** The model's context window in tokens (the resolved runtime's contextWindow: config's, else upstream's fallback). */
   contextLength?: number | null
   config?: RawConfig
 }

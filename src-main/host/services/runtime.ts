@@ -185,7 +185,7 @@ export async function wireRuntime(
       skipMemory: input.channel?.source === 'cron',
       ...(input.history?.length ? { history: input.history as never } : {}),
       // Persona from the profile's SOUL.md, read when the agent is built (a session's prompt stays stable).
-      systemPrompt: readSoul(input.home, { contextLength: input.runtime.contextLength, config: input.config }),
+      systemPrompt: readSoul(input.home, { contextLength: input.runtime.contextWindow, config: input.config }),
       ...(input.ephemeralPrompt ? { ephemeralSystemPrompt: input.ephemeralPrompt } : {}),
       ...(input.runtime.provider === 'demo' ? { baseUrlOverride: await demoBaseUrl() } : {})
     })
