@@ -3,8 +3,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../config'
-import { childToolsets, profileToolsets } from './agent-assembly'
+import { loadConfig, resolveRuntime } from '../../config'
+import { startScriptedProvider } from '../../agent/scripted/server'
+import { isSummaryCall } from '../../agent/test-fixtures/kit'
+import { EnvFileVault } from '../../secrets'
+import { SessionStore } from '../../store'
+import { assembleAgent, childToolsets, profileToolsets, type AssemblyDeps } from './agent-assembly'
 import { providerReadTimeout } from './provider-limits'
 
 describe('agent assembly rules', () => {
@@ -79,5 +83,100 @@ describe('provider request timeouts, as upstream reads them', () => {
         'HERMES_API_TIMEOUT=slow is not a number of seconds above 0, so 1800 s is used.'
       ]
     })
+  })
+})
+
+// Upstream's compression settings (test/fixtures/upstream/compression-defaults, recorded by
+// scripts/golden/compression_defaults.py from the AIAgent upstream builds): on unless config.yaml says otherwise,
+// 0.5 floored at 0.75 under a 512K window, protect_last_n 20, target ratio 0.2, the model's window.
+const compressionGolden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../../test/fixtures/upstream/compression-defaults/golden.json'), 'utf8')
+) as {
+  cases: Array<{
+    config: string
+    compression: string
+    contextLength: number
+    enabled: boolean
+    threshold: number
+    thresholdTokens: number
+    protectLastN: number
+    targetRatio: number
+  }>
+}
+const secrets = { OPENAI_API_KEY: 'sk-assembly-test' }
+/** Only what a leaf agent with no toolsets uses of the host's services: the log. */
+const quietDeps = { log: { debug() {}, info() {}, warn() {}, error() {} } } as unknown as AssemblyDeps
+
+async function agentFor(home: string, store: SessionStore, sessionId = 'S1') {
+  return assembleAgent(quietDeps, {
+    profile: 'default',
+    home,
+    sessionId,
+    sessionKey: `agent:default:desktop:${sessionId}`,
+    store,
+    config: loadConfig(home).raw ?? {},
+    runtime: resolveRuntime(home, { vault: new EnvFileVault(), secrets }),
+    secrets,
+    maxIterations: 5,
+    toolsets: [],
+    role: 'leaf',
+    source: 'desktop'
+  })
+}
+
+describe('compression settings, as upstream resolves them', () => {
+  it.each(compressionGolden.cases.map((c) => [`${c.config} @ ${c.contextLength}`, c] as const))(
+    '%s',
+    async (name, c) => {
+      const home = join(root, `compression-${name.replace(/[^\w.-]+/g, '_')}`)
+      mkdirSync(home)
+      writeFileSync(
+        join(home, 'config.yaml'),
+        `model:\n  default: m\n  provider: custom\n  base_url: http://127.0.0.1:9/v1\n  context_length: ${c.contextLength}\n${c.compression}`
+      )
+      const store = new SessionStore(join(home, 'state.db'), { profile: 'default' })
+      try {
+        const got = (await agentFor(home, store)).compressionConfig
+        expect(got).toMatchObject({
+          enabled: c.enabled,
+          threshold: c.threshold,
+          contextLength: c.contextLength,
+          protectLastN: c.protectLastN,
+          targetRatio: c.targetRatio
+        })
+        expect(Math.floor(got.threshold * got.contextLength)).toBe(c.thresholdTokens)
+      } finally {
+        store.close()
+      }
+    }
+  )
+
+  it('a turn over the threshold compresses with no compression section in config.yaml', async () => {
+    const provider = await startScriptedProvider({
+      handler: (req) => ({ text: isSummaryCall(req) ? 'They discussed topics A to F.' : 'Noted.' })
+    })
+    const home = join(root, 'compression-untouched')
+    mkdirSync(home)
+    writeFileSync(
+      join(home, 'config.yaml'),
+      `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\n  context_length: 2000\n`
+    )
+    const store = new SessionStore(join(home, 'state.db'), { profile: 'default' })
+    try {
+      await store.createSession('S1', 'desktop', {})
+      const long = (tag: string) => `${tag}: ${'lorem ipsum dolor sit amet '.repeat(12)}`
+      for (let i = 0; i < 24; i++) {
+        await store.appendMessage('S1', { role: i % 2 ? 'assistant' : 'user', content: long(`message ${i}`) })
+      }
+      const agent = await agentFor(home, store)
+      await agent.runTurn('and one more question')
+      // 0.75 of the 2,000-token window (upstream's floor) is crossed: the session rotated into a continuation
+      expect(provider.requests.some(isSummaryCall)).toBe(true)
+      expect(store.getSession('S1')).toMatchObject({ endReason: 'compression' })
+      expect(agent.sessionId).not.toBe('S1')
+    } finally {
+      store.close()
+      await provider.close()
+    }
   })
 })

@@ -9,6 +9,7 @@
 import { createAgent, resolveCompression, ToolRegistry, type Agent, type ToolDefinition } from '../../agent'
 import { agentSettings, isPlainObject, type RawConfig, type ResolvedRuntime } from '../../config'
 import { providerLimitSettings, providerReadTimeout } from './provider-limits'
+import { compressionFromConfig } from './compression-settings'
 import { createDelegateTool, LEAF_DENIED_TOOLS, type DelegateDeps } from '../../delegation'
 import { buildMemoryManagerForAgent, memoryToolDefinitions, type MemoryActivityHub } from '../../memory'
 import type { SessionStore } from '../../store'
@@ -169,15 +170,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     source: input.source,
     platform,
     memoryNudgeInterval: memory?.nudgeInterval ?? 0,
-    // Only what the profile states: compression stays off unless config.yaml turns it on.
-    compression: resolveCompression({
-      enabled: compression.enabled === true,
-      threshold: typeof compression.threshold === 'number' ? compression.threshold : undefined,
-      contextLength: typeof input.runtime.contextLength === 'number' ? input.runtime.contextLength : undefined,
-      targetRatio: typeof compression.target_ratio === 'number' ? compression.target_ratio : undefined,
-      protectLastN: typeof compression.protect_last_n === 'number' ? compression.protect_last_n : undefined,
-      requireCheckpoint: compression.checkpoint_required === true
-    }),
+    compression: resolveCompression(compressionFromConfig(compression, input.runtime.contextWindow)),
     log: deps.log
   })
   agent.startupNotices.push(...timeout.warnings)
