@@ -32,19 +32,25 @@ CONFIGS = {
     "explicit": "compression:\n  enabled: true\n  threshold: 0.6\n  target_ratio: 0.3\n  protect_last_n: 8\n",
 }
 WINDOWS = [128_000, 256_000, 600_000]
+# (case, window, model lines): windows near upstream's 64K minimum (a trigger never below 64K tokens, and 85% of a
+# window that minimum would fill; it refuses smaller windows), and an
+# output reservation (model.max_tokens) carved out of the window.
+EXTRA = [("absent", 64_000, ""), ("absent", 70_000, ""), ("absent", 90_000, ""),
+         ("max-tokens", 128_000, "  max_tokens: 64000\n"), ("max-tokens", 600_000, "  max_tokens: 100000\n")]
 
 cases = []
-for name, section in CONFIGS.items():
-    for window in WINDOWS:
-        (home / "config.yaml").write_text(base.replace("  base_url:", f"  context_length: {window}\n  base_url:", 1)
-                                          + section)
-        agent = AIAgent(api_key="sk-golden", base_url=base_url, provider="custom", model=MODEL,
-                        enabled_toolsets=[], quiet_mode=True, platform="cli", skip_memory=True)
-        c = agent.context_compressor
-        cases.append({"config": name, "compression": section, "contextLength": window,
-                      "enabled": agent.compression_enabled, "threshold": c.threshold_percent,
-                      "thresholdTokens": c.threshold_tokens, "protectLastN": c.protect_last_n,
-                      "targetRatio": c.summary_target_ratio, "resolvedContextLength": c.context_length})
+runs = [(name, window, "") for name in CONFIGS for window in WINDOWS] + EXTRA
+for name, window, model_lines in runs:
+    section = CONFIGS.get(name, "")
+    (home / "config.yaml").write_text(
+        base.replace("  base_url:", f"  context_length: {window}\n{model_lines}  base_url:", 1) + section)
+    agent = AIAgent(api_key="sk-golden", base_url=base_url, provider="custom", model=MODEL,
+                    enabled_toolsets=[], quiet_mode=True, platform="cli", skip_memory=True)
+    c = agent.context_compressor
+    cases.append({"config": name, "compression": section, "model": model_lines, "contextLength": window,
+                  "enabled": agent.compression_enabled, "threshold": c.threshold_percent,
+                  "thresholdTokens": c.threshold_tokens, "protectLastN": c.protect_last_n,
+                  "targetRatio": c.summary_target_ratio, "resolvedContextLength": c.context_length})
 
 write_golden(OUT, "scripts/golden/compression_defaults.py", {"cases": cases})
 for case in cases:

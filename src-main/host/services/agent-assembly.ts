@@ -170,7 +170,9 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     source: input.source,
     platform,
     memoryNudgeInterval: memory?.nudgeInterval ?? 0,
-    compression: resolveCompression(compressionFromConfig(compression, input.runtime.contextWindow)),
+    compression: resolveCompression(
+      compressionFromConfig(compression, input.runtime.contextWindow, input.runtime.maxTokens)
+    ),
     log: deps.log
   })
   agent.startupNotices.push(...timeout.warnings)

@@ -12,6 +12,10 @@ type CompressionConfig = NonNullable<Parameters<typeof resolveCompression>[0]>
 /** Windows below this many tokens compress no earlier than SMALL_WINDOW_FLOOR of the window (raise-only). */
 const SMALL_WINDOW = 512_000
 const SMALL_WINDOW_FLOOR = 0.75
+/** Upstream never triggers below this many tokens, and refuses a smaller window outright. */
+const MIN_TRIGGER_TOKENS = 64_000
+/** Where the trigger goes when that minimum would fill the whole input budget. */
+const FULL_WINDOW_TRIGGER = 0.85
 
 /** A number as upstream's float()/int() takes it: a YAML number or a numeric string; anything else keeps `d`. */
 function numeric(v: unknown, d: number): number {
@@ -19,13 +23,33 @@ function numeric(v: unknown, d: number): number {
   return Number.isFinite(n) ? n : d
 }
 
-export function compressionFromConfig(section: Record<string, unknown>, contextWindow: number): CompressionConfig {
+/**
+ * The prompt size that triggers compression: `fraction` of the input budget (the window less the reply's
+ * `maxTokens`, which the provider reserves out of it), never under 64K tokens, and 85% of the budget when that
+ * minimum would fill it. A window under 64K (which upstream refuses to run) keeps the plain fraction.
+ */
+function triggerTokens(window: number, fraction: number, maxTokens: number | null): number {
+  const budget = maxTokens && maxTokens > 0 && maxTokens < window ? window - maxTokens : window
+  const share = Math.floor(budget * fraction)
+  if (window < MIN_TRIGGER_TOKENS) return share
+  const floored = Math.max(share, MIN_TRIGGER_TOKENS)
+  return floored >= budget ? Math.max(1, Math.min(Math.floor(budget * FULL_WINDOW_TRIGGER), budget - 1)) : floored
+}
+
+/** `maxTokens`: config.yaml's model.max_tokens (null when unset: no reservation). */
+export function compressionFromConfig(
+  section: Record<string, unknown>,
+  contextWindow: number,
+  maxTokens: number | null = null
+): CompressionConfig {
   // Upstream turns the value into text and accepts true/1/yes: `enabled: false`, `enabled:` (null) or `off` turn it off.
   const enabled = !('enabled' in section) || ['true', '1', 'yes'].includes(String(section.enabled).toLowerCase())
-  const threshold = numeric(section.threshold, 0.5)
+  const configured = numeric(section.threshold, 0.5)
+  const fraction = contextWindow < SMALL_WINDOW ? Math.max(configured, SMALL_WINDOW_FLOOR) : configured
   return {
     enabled,
-    threshold: contextWindow < SMALL_WINDOW ? Math.max(threshold, SMALL_WINDOW_FLOOR) : threshold,
+    // The agent compares its estimate with threshold × contextLength: that product is upstream's trigger.
+    threshold: triggerTokens(contextWindow, fraction, maxTokens) / contextWindow,
     contextLength: contextWindow,
     targetRatio: Math.min(0.8, Math.max(0.1, numeric(section.target_ratio, 0.2))),
     protectLastN: Math.trunc(numeric(section.protect_last_n, 20)),
