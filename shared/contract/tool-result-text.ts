@@ -35,13 +35,13 @@ function bodyLines(v: ToolView): string[] {
       return [
         ...v.lines.map((l) => `${String(l.n).padStart(width)}  ${l.text}`),
         ...(v.truncated ? ['(the tool returned part of the file)'] : []),
-        ...(v.note ? v.note.split('\n') : [])
+        ...(v.note ? [v.note] : [])
       ]
     }
     case 'diff':
-      return [...v.diff.split('\n'), ...(v.note ? v.note.split('\n') : [])]
+      return [...v.diff.split('\n'), ...(v.note ? [v.note] : [])]
     case 'list':
-      if (!v.items.length) return [v.empty, ...(v.note ? v.note.split('\n') : [])]
+      if (!v.items.length) return [v.empty, ...(v.note ? [v.note] : [])]
       return [
         ...v.items.flatMap((i) => [
           `- ${i.text}${i.detail && i.detail !== i.text ? ` · ${i.detail}` : ''}`,
@@ -51,7 +51,7 @@ function bodyLines(v: ToolView): string[] {
                 .map((l) => `    ${l}`)
             : [])
         ]),
-        ...(v.note ? v.note.split('\n') : [])
+        ...(v.note ? [v.note] : [])
       ]
     case 'error':
       return [`error: ${v.error}`, ...(v.hint ? [v.hint] : []), ...(v.details ?? []).map((f) => `${f.key}: ${f.value}`)]

@@ -20,7 +20,7 @@ const head = (h: DocHead, extra = '') =>
   `# Cron Job: ${h.name}${extra}\n\n**Job ID:** ${h.id}\n**Run Time:** ${h.runTime}\n`
 
 /** The schedule line as upstream prints `job.get('schedule_display', 'N/A')`: a missing key, else Python's str(). */
-export function scheduleLine(job: RawJob): string {
+function scheduleLine(job: RawJob): string {
   return !('schedule_display' in job) || job.schedule_display === undefined ? 'N/A' : pyStr(job.schedule_display)
 }
 

@@ -59,7 +59,7 @@ export function writeDenial(path: string): string | null {
 }
 
 /** `err` as the refusal of changing `what`, or null when it is not a permission or read-only-mount failure. */
-export function unwritableRefusal(err: unknown, what: string): CaduceusError | null {
+function unwritableRefusal(err: unknown, what: string): CaduceusError | null {
   const e = err as { code?: unknown; path?: unknown; syscall?: unknown } | null
   if (!e || typeof e.code !== 'string') return null
   let code = e.code

@@ -552,14 +552,15 @@ export class SessionStore {
           // commit while this transaction holds the write lock, so the data_version read here covers all of it)
           const dv = this.dataVersion()
           const wasVerified = this.verified?.conn === this.conn && this.verified.dv === dv
-          const before = indexFacts(this.conn, this.handle.shape)
+          // (the facts cost several reads of the FTS structure: only asked when this connection's mark is not enough)
+          const before = wasVerified ? null : indexFacts(this.conn, this.handle.shape)
           const settled = !this.rechecks.pending && !this.rechecks.changed.size
-          const exact = wasVerified || (settled && before.verified)
+          const exact = wasVerified || (settled && before!.verified)
           const out = fn(tx)
           // Caduceus's short CJK/emoji index: a write indexes a short backlog (its own rows), the slices a long one
           behind = shortIndexStep(this.conn, this.handle.shape, index)
           // an index this write created was read from the rows as they are: it matches them
-          if (exact || (!before.has && indexFacts(this.conn, this.handle.shape).has)) known = dv
+          if (exact || (!before!.has && indexFacts(this.conn, this.handle.shape).has)) known = dv
           endWriteTx(this.handle, began.views, first)
           return out
         })

@@ -125,7 +125,8 @@ const lastId = (db: Database.Database) =>
 export function shortIndexState(db: Database.Database, shape: HomeShape): { indexedTo: number; behind: number } | null {
   if (!hasTable(db, S)) return null
   const state = new Map(
-    stmt<[string, number]>(db, `SELECT k, v FROM main.${S}`)
+    // (not the FTS mark: a JSON record of segments and ids, read only where the mark is checked)
+    stmt<[string, number]>(db, `SELECT k, v FROM main.${S} WHERE k <> '${F}'`)
       .raw()
       .all()
       .map(([k, v]) => [k, Number(v)])

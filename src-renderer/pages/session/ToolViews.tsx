@@ -59,7 +59,6 @@ export function TerminalView({
   )
 }
 
-/** A file as read: line numbers in their own gutter column (never part of the text), code highlighted by extension. */
 /** The notes a tool put beside its result, one a line (tool-result.ts `notesOf`). */
 function NoteLines({ note, testId }: { note: string; testId: string }) {
   return (
@@ -74,6 +73,7 @@ function NoteLines({ note, testId }: { note: string; testId: string }) {
   )
 }
 
+/** A file as read: line numbers in their own gutter column (never part of the text), code highlighted by extension. */
 export function FileView({
   lines,
   path,
