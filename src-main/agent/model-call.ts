@@ -3,7 +3,7 @@
  * delta mode (hermes-spec §1.9). Text streamed so far is kept on the error so an interrupted call can
  * still persist what the user already saw.
  */
-import { priceOf } from './pricing'
+import { priceOf, UNPRICED } from './pricing'
 import { ThinkScrubber, inlineReasoning, withoutThinkBlocks } from './think-scrub'
 import { resolveCallLimits } from './providers/call-limits'
 import {
@@ -135,9 +135,7 @@ function withInlineReasoning(response: ProviderResponse): ProviderResponse {
 async function recordCall(deps: ModelCallDeps, response: ProviderResponse, ctx: TurnContext): Promise<void> {
   const { runtime } = deps
   const usage = response.usage
-  const price = usage
-    ? await priceOf(runtime, usage)
-    : { costUsd: null, costStatus: 'unpriced' as const, costSource: 'none' as const, pricingVersion: null }
+  const price = usage ? await priceOf(runtime, usage) : UNPRICED
   ctx.acct.addCall(usage, price)
   ctx.lastUsage = usage
   ctx.lastCall = { usage, costUsd: price.costUsd, costStatus: price.costStatus, model: runtime.model }

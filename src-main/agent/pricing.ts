@@ -42,7 +42,7 @@ export async function priceOf(route: Route, usage: NormalizedUsage): Promise<Pri
 }
 
 export const PRICING_SOURCE = 'genai-prices'
-const UNPRICED: PriceResult = { costUsd: null, costStatus: 'unpriced', costSource: 'none', pricingVersion: null }
+export const UNPRICED: PriceResult = { costUsd: null, costStatus: 'unpriced', costSource: 'none', pricingVersion: null }
 const NEVER_PRICED = new Set(['demo', 'scripted', 'local', 'ollama', 'lmstudio', 'vllm', 'llamacpp'])
 // genai-prices ids that differ from the provider names Hermes configs use.
 const PROVIDER_ALIASES: Record<string, string> = {

@@ -27,7 +27,8 @@ const profileOf = (home: string, explicit?: string) => explicit ?? profileNameFo
 export function readSettings(home: string, opts: SettingsOptions): ProfileSettings {
   const vault = opts.vault
   const raw = loadConfig(home).raw
-  const rt = resolveRuntime(home, { vault })
+  const secrets = secretsFor(home, vault) // read once: the runtime and the turn budget both read them
+  const rt = resolveRuntime(home, { vault, secrets })
   const keySet = rt.apiKey.length > 0
   const inVault = rt.apiKeyFrom === 'env' && vault.storage !== 'env_file' && Boolean(vault.read(home)[rt.apiKeyEnv])
   return {
@@ -41,7 +42,7 @@ export function readSettings(home: string, opts: SettingsOptions): ProfileSettin
     apiKeyStorage: !keySet ? 'none' : rt.apiKeyFrom === 'config' ? 'config' : inVault ? 'safe_storage' : 'env_file',
     // the Session page's budget; null: no limit (`.inf`, or more calls than a number here can count)
     maxIterations: ((n) => (n <= Number.MAX_SAFE_INTEGER ? n : null))(
-      agentSettings(raw, { ...process.env, ...secretsFor(home, vault) }).maxIterations
+      agentSettings(raw, { ...process.env, ...secrets }).maxIterations
     ),
     compressionThreshold: compressionSettings(raw).threshold,
     busyInputMode: busyInputMode(raw),

@@ -11,7 +11,7 @@
  * (zero, a negative number, NaN), 90 is used and `warning` says why; so it is where upstream silently falls back.
  */
 import { maxTurnsAsWritten, type RawConfig } from './load-config'
-import { pyStr, pythonInt } from '@shared/contract/py-text'
+import { pyStr, pyTruthy, pythonInt } from '@shared/contract/py-text'
 
 /** Upstream's DEFAULT_MAX_ITERATIONS. */
 const DEFAULT_MAX_ITERATIONS = 90
@@ -23,15 +23,6 @@ interface TurnBudget {
 }
 type TurnBudgets = Record<'chat' | 'cron' | 'gateway', TurnBudget>
 
-/** Python's truthiness of a YAML value. */
-const truthy = (v: unknown): boolean =>
-  Array.isArray(v)
-    ? v.length > 0
-    : v && typeof v === 'object'
-      ? Object.keys(v).length > 0
-      : typeof v === 'number'
-        ? v !== 0
-        : Boolean(v)
 const shown = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : pyStr(v))
 const fallback = (why: string): TurnBudget => ({
   max: DEFAULT_MAX_ITERATIONS,
@@ -53,8 +44,8 @@ export function turnBudgets(raw: RawConfig, env: Readonly<Record<string, string 
       : count(n, 'HERMES_MAX_ITERATIONS')
   }
   const chat = (withVariable: boolean): TurnBudget => {
-    if (agent && truthy(agent.value)) return count(agent.value, 'config.yaml agent.max_turns')
-    if (root && truthy(root.value)) return count(root.value, 'config.yaml max_turns')
+    if (agent && pyTruthy(agent.value)) return count(agent.value, 'config.yaml agent.max_turns')
+    if (root && pyTruthy(root.value)) return count(root.value, 'config.yaml max_turns')
     return (agent || root) && withVariable ? fromVariable() : { max: DEFAULT_MAX_ITERATIONS, warning: null }
   }
   const gateway = (): TurnBudget => {

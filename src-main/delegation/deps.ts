@@ -96,7 +96,8 @@ export class BackgroundPool {
     } finally {
       clearTimeout(timer)
     }
-    return units.filter((u) => [...this.running.values()].includes(u)).length
+    const still = new Set(this.running.values())
+    return units.filter((u) => still.has(u)).length
   }
 
   /** Resolves when every unit has settled, those started meanwhile too (tests wait on it; the host uses settle). */

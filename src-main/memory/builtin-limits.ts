@@ -20,7 +20,7 @@ export const entriesSize = (entries: readonly string[]) =>
   entries.length === 0 ? 0 : pyLen(entries.join(ENTRY_DELIMITER))
 
 /** Python's `int(v)` for what a YAML value can be; null where Python raises. */
-export function pyInt(v: unknown): number | null {
+function pyInt(v: unknown): number | null {
   if (typeof v === 'boolean') return v ? 1 : 0
   if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : null
   if (typeof v === 'bigint') return Number(v)
