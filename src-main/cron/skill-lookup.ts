@@ -14,6 +14,7 @@ import { homedir } from 'node:os'
 import { isAbsolute, join, resolve, sep } from 'node:path'
 import { parse } from 'yaml'
 import { loadConfig, readSection } from '../config'
+import { homeKey } from '../scope'
 import { envPath, readEnvFile } from '../secrets'
 
 const SUPPORT = new Set(['references', 'templates', 'assets', 'scripts'])
@@ -96,14 +97,6 @@ function skillFiles(root: string): string[] {
   return out
 }
 
-const realOr = (p: string) => {
-  try {
-    return realpathSync(p)
-  } catch {
-    return resolve(p) // not there (yet): compared by its path
-  }
-}
-
 /**
  * The folders config.yaml's `skills.external_dirs` adds to `<home>/skills` (skills kept outside the profile, e.g. one
  * folder shared with other agents), read as upstream reads them: each entry with `$VAR` / `${VAR}` (the profile's
@@ -118,7 +111,7 @@ function externalSkillDirs(home: string): string[] {
   const own = resolve(home)
   const lookup = (name: string) =>
     name === 'HERMES_HOME' ? own : Object.hasOwn(dotenv, name) ? dotenv[name] : process.env[name]
-  const local = realOr(join(home, 'skills'))
+  const local = homeKey(join(home, 'skills'))
   const out: string[] = []
   for (const entry of entries) {
     const text = String(entry ?? '').trim()
@@ -127,7 +120,7 @@ function externalSkillDirs(home: string): string[] {
     const expanded = text
       .replace(/\$(\w+|\{([^}]*)\})/g, (all, bare: string, braced?: string) => lookup(braced ?? bare) ?? all)
       .replace(/^~(?=$|[\\/])/, homedir())
-    const dir = realOr(isAbsolute(expanded) ? expanded : join(own, expanded))
+    const dir = homeKey(isAbsolute(expanded) ? expanded : join(own, expanded))
     if (dir !== local && !out.includes(dir) && isDir(dir)) out.push(dir)
   }
   return out

@@ -11,8 +11,8 @@ import { errorMessage } from '@shared/contract/errors'
 import { loadConfig } from '../config'
 import { memoryLimitsOf } from './builtin-limits'
 import { applyStagedWrite } from './builtin-tool'
+import { pendingMemoryDir } from './write-approval'
 
-const dirOf = (home: string) => join(home, 'pending', 'memory')
 // upstream's ids are 8 hex digits; any name without a path separator is a record's own name
 const ID = /^[A-Za-z0-9_.-]{1,128}$/
 
@@ -25,7 +25,7 @@ const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
 function readRecord(home: string, id: string): Parsed | null {
   let raw: unknown
   try {
-    raw = JSON.parse(readFileSync(join(dirOf(home), `${id}.json`), 'utf8'))
+    raw = JSON.parse(readFileSync(join(pendingMemoryDir(home), `${id}.json`), 'utf8'))
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
     return { write: { id, problem: `unreadable record: ${errorMessage(err)}` }, payload: null }
@@ -69,7 +69,7 @@ function readRecord(home: string, id: string): Parsed | null {
 export function listPendingMemoryWrites(home: string): PendingMemoryWrite[] {
   let names: string[]
   try {
-    names = readdirSync(dirOf(home)).filter((f) => f.endsWith('.json'))
+    names = readdirSync(pendingMemoryDir(home)).filter((f) => f.endsWith('.json'))
   } catch {
     return [] // no folder: nothing staged
   }
@@ -100,7 +100,7 @@ async function approve(home: string, id: string): Promise<{ error?: string }> {
       'invalid_input',
       `pending memory write '${id}' cannot be applied: ${'problem' in write ? write.problem : ''}`
     )
-  const key = join(dirOf(home), id)
+  const key = join(pendingMemoryDir(home), id)
   if (applying.has(key)) throw new CaduceusError('conflict', `pending memory write '${id}' is being applied already`)
   applying.add(key)
   try {
@@ -136,7 +136,7 @@ export async function decidePendingMemoryWrite(
 
 function discard(home: string, id: string): void {
   try {
-    unlinkSync(join(dirOf(home), `${id}.json`))
+    unlinkSync(join(pendingMemoryDir(home), `${id}.json`))
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err // gone already: the same end
   }

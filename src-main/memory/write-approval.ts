@@ -91,7 +91,7 @@ export function stageMemoryWrite(
     // not in upstream's records (its reader ignores the key): lets the Memory page say which session asked
     ...(sessionId ? { session_id: sessionId } : {})
   }
-  const dir = join(home, 'pending', 'memory')
+  const dir = pendingMemoryDir(home)
   mkdirSync(dir, { recursive: true })
   const file = join(dir, `${id}.json`)
   writeFileSync(`${file}.tmp`, JSON.stringify(record, null, 2))
@@ -106,10 +106,13 @@ export function stageMemoryWrite(
   }
 }
 
+/** Where staged memory writes wait: upstream's `pending/memory`, one `<id>.json` record each. */
+export const pendingMemoryDir = (home: string): string => join(home, 'pending', 'memory')
+
 /** How many staged memory writes wait for approval (upstream's count: the records in pending/memory). */
 export function pendingMemoryWrites(home: string): number {
   try {
-    return readdirSync(join(home, 'pending', 'memory')).filter((f) => f.endsWith('.json')).length
+    return readdirSync(pendingMemoryDir(home)).filter((f) => f.endsWith('.json')).length
   } catch {
     return 0 // no folder (nothing ever staged), or one this user may not list
   }
