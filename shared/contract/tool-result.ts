@@ -372,8 +372,7 @@ const EXECUTOR_ERROR = /^Error executing tool '[^'\n]*': /
 
 function bodyView(raw: string, tool: string | null, cut: boolean): ToolView {
   // what a page shows holds no control character (control-chars.ts): a NUL or an ESC is drawn as its picture
-  const text = showControls(raw)
-  if (EXECUTOR_ERROR.test(raw)) return { kind: 'error', error: text.trim(), hint: null }
+  if (EXECUTOR_ERROR.test(raw)) return { kind: 'error', error: showControls(raw).trim(), hint: null }
   const t = raw.trim()
   if ((t.startsWith('{') || t.startsWith('[')) && t.length < 2_000_000) {
     // undefined: not JSON (a tool that returns plain text, or a result cut short)
@@ -390,6 +389,8 @@ function bodyView(raw: string, tool: string | null, cut: boolean): ToolView {
     }
     if (part) return { kind: 'text', text: showControls(part.text) }
   }
+  // (the JSON views above picture their own strings: the whole text is pictured only for the views below)
+  const text = showControls(raw)
   if (/^(diff --git|--- |\+\+\+ |@@ )/m.test(t) && /^[+-]/m.test(t)) return { kind: 'diff', diff: text, note: null }
   if (isTerminalTool(tool)) return { kind: 'terminal', output: text, exitCode: null, error: null }
   return { kind: 'text', text }

@@ -32,14 +32,14 @@ const MEMORY_REVIEW_PROMPT =
   'briefly and make no call. Only the memory tool can run here; other tools will be refused.]'
 
 /** Whether this turn's answer should be followed by a review; counts the turn (upstream counts at the turn's start). */
-export function countNudgeTurn(agent: Agent, priorUserTurns: number): boolean {
+export function countNudgeTurn(agent: Agent, priorUserTurns: () => number): boolean {
   const interval = agent.memoryNudgeInterval
   if (interval <= 0 || !agent.memory || !agent.tools.get(MEMORY_TOOL)) return false
   // A new agent on an existing conversation picks the count up from its user turns (upstream: prior % interval).
   // Upstream's API server builds a new agent for every request, so there each request counts from the caller's
   // transcript alone and a memory call in an earlier request is forgotten; Caduceus keeps that agent, so it recounts.
-  if (agent.platform === API_SERVER_PLATFORM) agent.turnsSinceMemory = priorUserTurns % interval
-  else if (agent.turnsRun === 1 && agent.turnsSinceMemory === 0) agent.turnsSinceMemory = priorUserTurns % interval
+  if (agent.platform === API_SERVER_PLATFORM) agent.turnsSinceMemory = priorUserTurns() % interval
+  else if (agent.turnsRun === 1 && agent.turnsSinceMemory === 0) agent.turnsSinceMemory = priorUserTurns() % interval
   agent.turnsSinceMemory++
   if (agent.turnsSinceMemory < interval) return false
   agent.turnsSinceMemory = 0

@@ -54,9 +54,12 @@ export async function runTurn(
     await agent.ensureReady(opts.history)
     turnStart = agent.sessionMessages.length
     // A caller-saved user message may already be in the loaded history: it is this turn's, not a prior one.
-    const last = agent.sessionMessages.at(-1)
-    const loadedThis = opts.savedUserMessageId !== undefined && last?.role === 'user' && last.content === text
-    const prior = agent.sessionMessages.filter((m) => m.role === 'user').length - (loadedThis ? 1 : 0)
+    // (counted only where a review may be due: countNudgeTurn asks for it)
+    const prior = () => {
+      const last = agent.sessionMessages.at(-1)
+      const loadedThis = opts.savedUserMessageId !== undefined && last?.role === 'user' && last.content === text
+      return agent.sessionMessages.filter((m) => m.role === 'user').length - (loadedThis ? 1 : 0)
+    }
     reviewDue = countNudgeTurn(agent, prior)
     await runMemoryPreamble(agent, ctx, text)
     let user: (typeof agent.sessionMessages)[number] = {

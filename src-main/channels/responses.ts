@@ -175,11 +175,12 @@ export async function createResponse(
     })
   // Stored unless `store: false`; a streamed one from its response.created on (in_progress, then failed or finished),
   // as upstream keeps each snapshot, so GET /v1/responses/{id} answers while it streams.
+  const storing = requestFlag(body.store, true)
   const stash = (response: Record<string, unknown>, sid: string) => {
-    if (requestFlag(body.store, true)) store.put(id, { body: response, sessionId: sid })
+    if (storing) store.put(id, { body: response, sessionId: sid })
   }
   const keep = (response: Record<string, unknown>, r: ChannelTurnResult) => {
-    if (!requestFlag(body.store, true)) return
+    if (!storing) return
     stash(response, r.sessionId)
     if (conversation) store.name(conversation, id)
   }

@@ -5,7 +5,7 @@
  * on timers, until the lock is gone. Anything else, and a read still locked after the budget, is refused
  * with a message that names the cause — never "not found", never an internal error.
  */
-import { CaduceusError } from '@shared/contract'
+import { CaduceusError, type EventPayload } from '@shared/contract'
 import { isBusy, readRetrying } from '../../store'
 
 /** Requests that only read: safe to run again from the start. */
@@ -41,7 +41,7 @@ const lockedError = () =>
   )
 
 /** What a read request waiting on another program's lock reports: it began to wait, the lock went, or it gave up. */
-export type LockWait = 'waiting' | 'cleared' | 'gave_up'
+export type LockWait = EventPayload<'store.lockChanged'>['state']
 
 /**
  * Runs `fn`; a read request that meets SQLITE_BUSY is run again on the store's read retry (timers, jittered
