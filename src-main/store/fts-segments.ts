@@ -156,7 +156,8 @@ function leafRowids(page: Buffer, out: Set<number>): boolean {
     let d: number
     ;[d, at] = varint(page, at)
     pos += d
-    if (pos < 4 || pos >= index) return false
+    // (offsets only grow on a page FTS5 wrote: one that does not is read as unknown, like any other malformed page)
+    if (pos < 4 || pos >= index || pos <= (terms.at(-1) ?? 0)) return false
     terms.push(pos)
   }
   const endAfter = (pos: number) => terms.find((t) => t > pos) ?? index
@@ -186,7 +187,8 @@ function leafRowids(page: Buffer, out: Set<number>): boolean {
     if (i > 0) [, pos] = varint(page, pos) // the prefix it shares with the term before it
     ;[suffix, pos] = varint(page, pos)
     pos += suffix
-    if (pos < endAfter(t)) doclist(pos, endAfter(t))
+    const end = terms[i + 1] ?? index // the next term's start (endAfter, without a scan per term)
+    if (pos < end) doclist(pos, end)
   })
   return true
 }
