@@ -44,8 +44,12 @@ interface State {
   /** The messages FTS index's row-count statement (ftsCountSql), or null on a home without one; its last count */
   ftsCount: string | null
   ftsRows: number
+  /** Moves whenever rows may have gone (a delete seen, a re-read of every session, a rebuild): list-kept.ts */
+  epoch: number
 }
 const states = new WeakMap<Database.Database, State>()
+/** Epochs handed out in this process: every move takes a new number, never one another index had. */
+let epochs = 0
 
 const VERSION = 'SELECT data_version, total_changes() FROM pragma_data_version'
 const version = (db: Database.Database) => stmt<[number, number]>(db, VERSION).raw().get()!
@@ -162,7 +166,8 @@ function build(db: Database.Database): State {
     // The count says a delete only where the FTS index holds every message (its triggers index each row): not a
     // filtered index, not one missing rows or triggers, not one mid-rebuild, not a home with orphan messages.
     ftsCount: ftsCount && ftsRows === messages ? ftsCount : null,
-    ftsRows
+    ftsRows,
+    epoch: ++epochs
   }
   return st
 }
@@ -186,6 +191,7 @@ function setTail(db: Database.Database, st: State): void {
  * index lacks is read in, with its messages' latest time. Rare (the newest session deleted): one pass over sessions.
  */
 function sweep(db: Database.Database, st: State): number {
+  st.epoch = ++epochs
   const changed = stmt(
     db,
     `INSERT INTO ${st.table} (id, act, msg, started)
@@ -199,6 +205,7 @@ function sweep(db: Database.Database, st: State): number {
 
 /** Reads every session's activity again from its row and messages, and drops the sessions that are gone. */
 function rereadAll(db: Database.Database, st: State): number {
+  st.epoch = ++epochs
   return withSmallCache(db, () => {
     const gone = stmt(db, `DELETE FROM ${st.table} WHERE id NOT IN (SELECT id FROM main.sessions)`).run().changes
     return (
@@ -254,6 +261,7 @@ function catchUp(db: Database.Database, st: State): number {
     st.maxMessage = top
     // Without an FTS count (below) this is the only sign of a delete: the top of the list is read again.
     if (!st.ftsCount) {
+      st.epoch = ++epochs
       const reread = stmt(db, rereadSql(st))
       const first = stmt<string>(db, `SELECT id FROM ${st.table} ORDER BY act DESC, started DESC, id DESC LIMIT ?`)
       for (const id of first.pluck().all(REREAD_TOP)) changed += reread.run({ id }).changes
@@ -354,6 +362,15 @@ export function refreshActivity(db: Database.Database): string {
   ;[st.dataVersion, st.changes] = version(db)
   states.set(db, st)
   return st.table
+}
+
+/**
+ * Where `db`'s index stands on deletions: a number that moves whenever rows may have gone (messages deleted, the
+ * newest session gone, the index rebuilt), which nothing read from added rows alone would say (list-kept.ts).
+ * -1 before the index is built.
+ */
+export function activityEpoch(db: Database.Database): number {
+  return states.get(db)?.epoch ?? -1
 }
 
 /**

@@ -16,6 +16,7 @@ import { rowsViaJson } from './json-rows'
 import { stmt } from './stmt-cache'
 import { invalid } from './errors'
 import { listed, sessionConditions, type SearchFilters } from './search-match'
+import { keptFirstPage } from './read-list-kept'
 import { parseJsonOr } from '@shared/contract/errors'
 
 /** The orders the list offers; `active` (last activity, newest first) is the default and the hot path. */
@@ -92,6 +93,15 @@ export function listSessionPage(
   const plan = planOf(activity, q)
   const { limit, sql, args } = plan
   if (plan.order) return sortedPage(db, profile, sql, args, limit, plan.order)
+  // The default first page, from the rows the watcher keeps current where it does (read-list-kept.ts)
+  const kept = plan.plain ? keptFirstPage(db, profile, activity, plan) : null
+  if (kept) {
+    const next = kept.next
+    return {
+      page: { items: kept.items, nextCursor: next ? encodeCursor([next[1], next[2], next[0]]) : null },
+      keys: []
+    }
+  }
   // One statement for the page: its rows come straight off the ordered walk (the filters read them anyway), and
   // each row's facts (parent, delegate-child count, first user message if untitled) are read after the LIMIT,
   // for the page's rows only: a LIMIT subquery on the left of a join is never flattened, so SQLite runs it as a
@@ -133,6 +143,10 @@ interface Plan {
   limit: number
   sql: string
   args: unknown[]
+  /** The statement's conditions (`args` are theirs, in order) */
+  where: string[]
+  /** The default first page (no filter but the list's defaults, no cursor): kept rows may answer it */
+  plain: boolean
 }
 
 /**
@@ -179,14 +193,36 @@ function planFor(activity: string, q: ListOptions): Plan {
       where.push(`(${SORT_SQL[order.sort]}, a.id) ${order.dir === 'desc' ? '<' : '>'} (?, ?)`)
       args.push(value, id)
     }
-    return { activity, order, limit, sql: sortedSql(activity, where.join(' AND '), limit, order), args }
+    return {
+      activity,
+      order,
+      limit,
+      sql: sortedSql(activity, where.join(' AND '), limit, order),
+      args,
+      where,
+      plain: false
+    }
   }
   if (q.cursor) {
     // Row-value comparison lets SQLite seek the expression index instead of re-scanning earlier pages.
     where.push(`(${ACTIVITY}, a.started, a.id) < (?, ?, ?)`)
     args.push(...decodeCursor(q.cursor))
   }
-  return { activity, order, limit, sql: pageSql(activity, where, limit), args }
+  return { activity, order, limit, sql: pageSql(activity, where, limit), args, where, plain: isPlain(q) }
+}
+
+/** No filter but the list's defaults and no cursor: the page the Sessions page opens on (and re-reads on a change). */
+function isPlain(q: ListOptions): boolean {
+  return (
+    !q.cursor &&
+    !q.sources?.length &&
+    q.excludeSources === undefined &&
+    (q.archived === undefined || q.archived === 'exclude') &&
+    !q.includeChildren &&
+    q.from === undefined &&
+    q.to === undefined &&
+    !q.idPrefix
+  )
 }
 
 /**

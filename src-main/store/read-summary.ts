@@ -173,6 +173,25 @@ const at = Object.fromEntries(
   [...PAGE_OWN, ...PAGE_FACTS.map(([name]) => name)].map((name, i) => [name, i])
 ) as IndexOf<[...typeof PAGE_OWN, ...Facts]>
 
+/**
+ * What a page row read from the session's own row: its columns (PAGE_OWN) and `model_config` where a parent makes it
+ * matter — as OWN_SELECT reads them over `sessions s`, so a row read again can be compared with a kept one
+ * (list-kept.ts).
+ */
+export const OWN_SELECT = [...PAGE_OWN.map((c) => `s.${c}`), PAGE_FACTS.find(([n]) => n === 'modelConfig')![1]]
+export const ownOf = (r: readonly [...PageValues, ...unknown[]]): unknown[] => [
+  ...r.slice(0, PAGE_OWN.length),
+  r[at.modelConfig]
+]
+/**
+ * The messages named (a JSON array of ids) as a preview reads them: id, session and, where the message could be one,
+ * its first 600 characters (list-kept.ts compares them with a kept row's preview).
+ */
+export const PREVIEWS_BY_ID = `SELECT m.id, m.session_id, CASE WHEN ${PREVIEWABLE} THEN ${PREVIEW_CUT} END
+  FROM messages m WHERE m.id IN (SELECT value FROM json_each(?))`
+/** The sessions named (a JSON array of ids) and their usage routes summed as a page row reads them (ROUTES_SQL). */
+export const ROUTES_BY_ID = `SELECT s.id, ${ROUTES_SQL} FROM sessions s WHERE s.id IN (SELECT value FROM json_each(?))`
+
 /** Where a page row's activity (`cad_act`) is. */
 export const PAGE_ACT = at.act
 /**

@@ -23,6 +23,7 @@ import { fileAt, type FileChange } from './open'
 import { advanceActivity } from './activity-index'
 import { VisiblePrints } from './watcher-prints'
 import { rowidsWritten, walMark, WalFiles, type WalMark } from './wal-pages'
+import { keepListRows, keptRowsCommitted, releaseListRows } from './list-kept'
 import type { asyncDelegations, messages } from './schema'
 import { errorMessage } from '@shared/contract/errors'
 
@@ -88,6 +89,8 @@ export class SessionWatcher {
   private wal: WalMark | null = null
   /** Descriptors on the connection's file and its -shm (closed when the store closes: see WalFiles). */
   private walFiles: WalFiles | null = null
+  /** The store connection whose list rows this watcher keeps current (list-kept.ts). */
+  private keptDb: Database.Database | null = null
   /**
    * A file change whose new file could not be read once the old connection was gone: its kind and the old file's
    * sessions, named with the new file's by the reopen that succeeds.
@@ -198,6 +201,12 @@ export class SessionWatcher {
     } catch {
       /* a stale read-only DB: checks will keep returning [] rather than crash */
     }
+    try {
+      this.keptDb = sqliteOf(this.store)
+      keepListRows(this.keptDb, () => walMark(files), this.wal)
+    } catch {
+      this.keptDb = null // no connection to keep rows for: every list reads the file
+    }
   }
 
   /**
@@ -233,6 +242,8 @@ export class SessionWatcher {
     // The store has moved to another file (a swap, a delete): no connection of this process is left on this one, so
     // its descriptors go now. Still on it (a stop): they wait for the store's close.
     if (this.walFiles && openFileOf(this.store) !== this.walFiles.fileId) this.walFiles.close()
+    if (this.keptDb) releaseListRows(this.keptDb)
+    this.keptDb = null
     this.conn = null
     this.fileId = null
     this.prints = null
@@ -486,6 +497,7 @@ export class SessionWatcher {
     const ids = new Set<string>()
     // Read before the snapshot begins: the next diff reads the frames after it (some of them again, which only widens).
     const mark = walMark(this.walFiles!)
+    let written: number[] | null = null
     conn.transaction(() => {
       const fresh = conn
         .prepare<unknown[], [Message['session_id'], Message['id']]>(
@@ -503,8 +515,10 @@ export class SessionWatcher {
       // rows rewritten in place are re-read by the short-text index (short-index.ts Rechecks); null: it cannot tell
       this.store.noteRowsWritten(rows)
       for (const id of this.prints!.diff(rows ?? undefined)) ids.add(id)
+      written = rows
       if (this.onDelegations) this.diffDelegations()
     })()
+    if (this.keptDb) keptRowsCommitted(this.keptDb, this.wal, mark, written, ids)
     this.wal = mark
     return [...ids]
   }

@@ -1,0 +1,217 @@
+/**
+ * The default list's rows kept in memory between requests, current with the file by the watcher (#22): the page a
+ * user gets right after another program's commit is the activity index's walk (in memory) plus, per row, what the
+ * row showed last time — read again from the file only for the sessions that commit touched. A foreign commit makes
+ * SQLite drop its whole page cache (WAL mode), so reading a page's 100 rows again costs ~40 page reads of the file
+ * each time, where the sessions a commit touched are one or two.
+ *
+ * What makes a kept row current, and how (the watcher, watcher.ts diff, on every commit it sees, any writer's):
+ * - Its session's own row written again: the WAL's new frames name every row they wrote (wal-pages.ts); those
+ *   sessions' columns are read again and compared with what is kept. New messages name their sessions (the watcher's
+ *   own scan), as do the visible columns it compares and usage routes written; a kept first user message written
+ *   again names its session.
+ * - Its facts from other rows: a touched session's parent (the delegate-child count, whether a continuation hides
+ *   it) goes with it; so does every row with a parent (its parent's end; a continuation's chain up to its root's
+ *   title) on any change at all.
+ * - Anything it cannot vouch for empties the store: frames it cannot read (rowidsWritten null), a session gone that
+ *   it did not keep, rows deleted (the activity index's epoch: activity-index.ts), another file.
+ * The store is `tag`ged with the WAL's mark it is current at; a request uses it only when the file's mark now is that
+ * mark — any commit the watcher has not applied yet, this process's own included, sends the request down the full
+ * statement (read-list.ts), as does every page but the default first one. The walk's activity and start are the
+ * index's own, read each time; a kept row whose values differ is read again.
+ */
+import type Database from 'better-sqlite3'
+import type { SessionSummary } from '@shared/contract'
+import type { WalMark } from './wal-pages'
+import { rowsViaJson } from './json-rows'
+import { stmt } from './stmt-cache'
+import { activityEpoch } from './activity-index'
+import { OWN_SELECT, PREVIEWS_BY_ID, ROUTES_BY_ID } from './read-summary'
+
+/** What a page showed for one session, and what it was read from. */
+export interface KeptRow {
+  /** The walk's activity and start when it was read. */
+  act: number
+  started: number
+  /** Null: the default list leaves the session out (a child, hidden, archived, superseded…). */
+  summary: SessionSummary | null
+  /** Its own row's values as OWN_SELECT reads them. */
+  own: unknown[]
+  parent: string | null
+  /** Its first user message (the preview), where known, and its first 600 characters as read. */
+  previewId: number | null
+  preview: string | null
+  /** Its usage routes summed, as read (read-summary.ts ROUTES_SQL). */
+  routes: string | null
+}
+
+interface Kept {
+  markOf: () => WalMark | null
+  tag: WalMark | null
+  epoch: number
+  rows: Map<string, KeptRow>
+}
+const kept = new WeakMap<Database.Database, Kept>()
+
+/** Pages the kept rows answered and sessions read from the file for them, per connection (tests, the bench). */
+export interface KeptStats {
+  pages: number
+  read: number
+}
+const stats = new WeakMap<Database.Database, KeptStats>()
+export const keptStats = (db: Database.Database): KeptStats => stats.get(db) ?? { pages: 0, read: 0 }
+export function countKept(db: Database.Database, read: number): void {
+  const s = stats.get(db) ?? { pages: 0, read: 0 }
+  s.pages++
+  s.read += read
+  stats.set(db, s)
+}
+
+/** Rows kept past this many (sessions that left the top of the list) are dropped but for those the last page walked. */
+const MAX_KEPT = 2000
+
+const sameMark = (a: WalMark, b: WalMark) => a.frames === b.frames && a.commits === b.commits && a.salts.equals(b.salts)
+
+/** `m` is `from`, `to`, or a mark between them in the same WAL generation. */
+const within = (m: WalMark, from: WalMark, to: WalMark) =>
+  sameMark(m, from) ||
+  sameMark(m, to) ||
+  (m.salts.equals(from.salts) && m.salts.equals(to.salts) && from.frames <= m.frames && m.frames <= to.frames)
+
+/**
+ * The watcher starts keeping `db`'s list rows, current at `tag` (the mark its snapshot was taken at); `markOf` reads
+ * the file's mark now. Replaces whatever was kept (another file).
+ */
+export function keepListRows(db: Database.Database, markOf: () => WalMark | null, tag: WalMark | null): void {
+  kept.set(db, { markOf, tag, epoch: activityEpoch(db), rows: new Map() })
+}
+
+export function releaseListRows(db: Database.Database): void {
+  kept.delete(db)
+}
+
+// Unqualified `sessions`: the store's connection may read an older home through its shim (read-shim.ts), whose
+// view has no rowid, so rows are found by rowid in the table and read by id through whatever the connection reads.
+const OWN_BY_ROWID = `SELECT ${OWN_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')} FROM sessions s
+  WHERE s.id IN (SELECT id FROM main.sessions WHERE rowid IN
+    (SELECT value FROM json_each(?) WHERE value <= (SELECT MAX(rowid) FROM main.sessions)))`
+const HAS_USAGE = `SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'session_model_usage'`
+const USAGE_BY_ROWID = `SELECT DISTINCT session_id FROM main.session_model_usage
+  WHERE rowid IN (SELECT value FROM json_each(?))`
+const PARENTS = `SELECT id, parent_session_id FROM main.sessions WHERE id IN (SELECT value FROM json_each(?))`
+
+/**
+ * The commits between the watcher's marks `from` and `to`: `rowids` the rows their frames wrote (null: not known),
+ * `changed` the sessions the watcher found changed. Drops what they may have made stale, then tags the rest current
+ * at `to`. What is read again is read on `db` now, at or after `to`: a row that moved on since is read as changed
+ * (dropped), or equal to what is kept — which is then current, and any commit after `to` keeps requests off the
+ * rows until the watcher has applied it too.
+ */
+export function keptRowsCommitted(
+  db: Database.Database,
+  from: WalMark | null,
+  to: WalMark | null,
+  rowids: readonly number[] | null,
+  changed: Iterable<string>
+): void {
+  const k = kept.get(db)
+  if (!k) return
+  if (!to || !from || !rowids || !k.tag || !within(k.tag, from, to) || db.inTransaction) {
+    k.rows.clear()
+    k.tag = to
+    return
+  }
+  try {
+    applyCommits(db, k, rowids, new Set(changed))
+  } catch {
+    k.rows.clear() // a read that failed (a lock, a home gone odd): nothing kept is vouched for
+  }
+  k.tag = to
+}
+
+function applyCommits(db: Database.Database, k: Kept, rowids: readonly number[], touched: Set<string>): void {
+  if (rowids.length) {
+    const json = JSON.stringify(rowids)
+    for (const r of rowsViaJson(db, OWN_BY_ROWID, OWN_SELECT.length, [json])) {
+      const id = String(r[0])
+      const was = k.rows.get(id)
+      if (!was || !sameValues(was.own, r)) touched.add(id)
+    }
+    // A kept preview's message on a page written: read again, compared (its page holds other rows that did not change)
+    const written = new Set(rowids)
+    const previews = new Map<number, string>()
+    for (const [id, row] of k.rows)
+      if (row.previewId !== null && written.has(row.previewId)) previews.set(row.previewId, id)
+    if (previews.size) {
+      const now = stmt<[number, string, string | null]>(db, PREVIEWS_BY_ID)
+        .raw()
+        .all(JSON.stringify([...previews.keys()]))
+      const unchanged = new Set<number>()
+      for (const [m, sid, text] of now)
+        if (previews.get(m) === sid && k.rows.get(sid)?.preview === text) unchanged.add(m)
+      for (const [m, sid] of previews) if (!unchanged.has(m)) touched.add(sid)
+    }
+    // Usage routes on a page written: their sessions' sums read again, compared
+    if (stmt(db, HAS_USAGE).get()) {
+      const sids = stmt<string>(db, USAGE_BY_ROWID).pluck().all(json).map(String)
+      if (sids.length)
+        for (const [id, routes] of stmt<[string, string | null]>(db, ROUTES_BY_ID).raw().all(JSON.stringify(sids)))
+          if (k.rows.get(id)?.routes !== routes) touched.add(id)
+    }
+  }
+  if (touched.size && !dropTouched(db, k, touched)) k.rows.clear()
+}
+
+/**
+ * Drops the touched sessions' rows, their parents' (old and new: a reparented child) and every child's; false when it cannot tell whose (a session gone that was not kept: its parent is not known now).
+ */
+function dropTouched(db: Database.Database, k: Kept, touched: Set<string>): boolean {
+  const parents = new Set<string>()
+  const found = new Set<string>()
+  for (const [id, parent] of stmt<[string, string | null]>(db, PARENTS)
+    .raw()
+    .all(JSON.stringify([...touched]))) {
+    found.add(id)
+    if (parent !== null) parents.add(parent)
+  }
+  for (const id of touched) {
+    const row = k.rows.get(id)
+    if (row?.parent) parents.add(row.parent)
+    else if (!row && !found.has(id)) return false
+  }
+  for (const id of touched) k.rows.delete(id)
+  for (const id of parents) k.rows.delete(id)
+  // A child's row reads its parent's end and, a continuation's, its chain's rows up to the root's title: any change
+  // drops them (they are few on a first page: children are left out but branches and continuations' tips)
+  for (const [id, row] of k.rows) if (row.parent !== null) k.rows.delete(id)
+  return true
+}
+
+const sameValues = (a: readonly unknown[], b: readonly unknown[]) => {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/**
+ * The rows kept for `db`, when they are current with its file now (null: read the page from the file). Rows deleted
+ * since they were read (the activity index's epoch moved) empty them first.
+ */
+export function currentKept(db: Database.Database): Map<string, KeptRow> | null {
+  const k = kept.get(db)
+  if (!k || !k.tag) return null
+  const now = k.markOf()
+  if (!now || !sameMark(now, k.tag)) return null
+  const epoch = activityEpoch(db)
+  if (epoch !== k.epoch) {
+    k.rows.clear()
+    k.epoch = epoch
+  }
+  return k.rows
+}
+
+/** Keeps the store small: past MAX_KEPT rows, only those the last walk met stay. */
+export function trimKept(rows: Map<string, KeptRow>, walked: ReadonlySet<string>): void {
+  if (rows.size <= MAX_KEPT) return
+  for (const id of rows.keys()) if (!walked.has(id)) rows.delete(id)
+}

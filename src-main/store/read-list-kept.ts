@@ -1,0 +1,149 @@
+/**
+ * The list's default first page from the rows kept current by the watcher (list-kept.ts): the activity index walked
+ * in order as the full statement walks it (read-list.ts), each session's row taken from what is kept, and the
+ * sessions with nothing current kept — those a commit touched, those new to the top — read from the file in one
+ * statement that also says whether the list's filters leave each out. Null when nothing kept is current: the caller
+ * reads the page from the file.
+ */
+import type Database from 'better-sqlite3'
+import type { SessionSummary } from '@shared/contract'
+import { chainPathSql } from './sql'
+import { notePreviewSources } from './activity-index'
+import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, ownOf, pageRow, toSummary, walkStart, type PageValues } from './read-summary'
+import { rowsViaJson } from './json-rows'
+import { countKept, currentKept, trimKept, type KeptRow } from './list-kept'
+
+/** A walked session: its id, activity and start (the list's keyset). */
+export type Walked = [id: string, act: number, started: number]
+
+/** The default list's filters over the walk's row `a` and the session `s`, and their values. */
+export interface PlainPlan {
+  where: string[]
+  args: unknown[]
+  limit: number
+}
+
+/** How many rows past a page the walk reads at once: a few left out (children, hidden) seldom need a second step. */
+const WALK_EXTRA = 20
+
+/** The first page's rows and the last one's key when there are more; null when nothing kept is current. */
+export function keptFirstPage(
+  db: Database.Database,
+  profile: string,
+  activity: string,
+  plan: PlainPlan
+): { items: SessionSummary[]; next: Walked | null } | null {
+  const rows = currentKept(db)
+  if (!rows) return null
+  const items: SessionSummary[] = []
+  const walked = new Set<string>()
+  const batch = plan.limit + 1 + WALK_EXTRA
+  let after: Walked | null = null
+  let last: Walked | null = null
+  let more = false
+  let read = 0
+  for (;;) {
+    const walk = walkFrom(db, activity, after, batch)
+    const missing: Walked[] = []
+    for (const w of walk) {
+      const r = rows.get(w[0])
+      if (!r || r.act !== w[1] || r.started !== w[2]) missing.push(w)
+    }
+    if (missing.length) readRows(db, profile, activity, plan, rows, missing)
+    read += missing.length
+    for (const w of walk) {
+      walked.add(w[0])
+      const summary = rows.get(w[0])?.summary
+      if (!summary) continue
+      if (items.length === plan.limit) {
+        more = true
+        break
+      }
+      items.push(summary)
+      last = w
+    }
+    if (more || walk.length < batch) break
+    after = walk[walk.length - 1]!
+  }
+  trimKept(rows, walked)
+  countKept(db, read)
+  return { items, next: more ? last : null }
+}
+
+const walkSqls = new Map<string, string>()
+/** `n` sessions of the index in list order, after `after` (from the top: null). */
+function walkFrom(db: Database.Database, activity: string, after: Walked | null, n: number): Walked[] {
+  const key = `${activity} ${n} ${after ? 1 : 0}`
+  let sql = walkSqls.get(key)
+  if (sql === undefined) {
+    if (walkSqls.size >= 16) walkSqls.clear()
+    sql = `SELECT a.id AS c0, a.act AS c1, a.started AS c2 FROM ${activity} a
+      ${after ? 'WHERE (a.act, a.started, a.id) < (?, ?, ?)' : ''}
+      ORDER BY a.act DESC, a.started DESC, a.id DESC LIMIT ${n}`
+    walkSqls.set(key, sql)
+  }
+  return rowsViaJson<Walked>(db, sql, 3, after ? [after[1], after[2], after[0]] : [])
+}
+
+const readSqls = new Map<string, string>()
+/**
+ * The page's statement (read-list.ts pageSql) for the sessions named, with the filters as a column rather than a
+ * condition: a session they leave out is kept as such, so the next walk passes it by without reading it.
+ */
+function readSql(activity: string, where: string[]): string {
+  const cond = where.join(' AND ') || '1'
+  const key = `${activity} ${cond}`
+  let sql = readSqls.get(key)
+  if (sql === undefined) {
+    if (readSqls.size >= 16) readSqls.clear()
+    const n = PAGE_SELECT.length
+    sql = `SELECT ${PAGE_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')}, s.cad_pass AS c${n}, s.cad_first AS c${n + 1}
+    FROM (
+      SELECT ${PAGE_COLS}, a.act AS cad_act, a.started AS cad_started, a.first_user AS cad_first,
+        CASE WHEN s.parent_session_id IS NOT NULL THEN ${chainPathSql('s')} END AS cad_chain,
+        CASE WHEN ${cond} THEN 1 ELSE 0 END AS cad_pass
+      FROM ${activity} a CROSS JOIN sessions s ON s.id = a.id
+      WHERE a.id IN (SELECT value FROM json_each(?))) s
+    LEFT JOIN sessions par ON par.id = s.parent_session_id
+    LEFT JOIN sessions rt ON rt.id = substr(s.cad_chain, instr(s.cad_chain, ' ') + 1)`
+    readSqls.set(key, sql)
+  }
+  return sql
+}
+
+/** Reads the sessions walked (`ids`) from the file into `rows`; one not there any more is kept as left out. */
+function readRows(
+  db: Database.Database,
+  profile: string,
+  activity: string,
+  plan: PlainPlan,
+  rows: Map<string, KeptRow>,
+  ids: Walked[]
+): void {
+  const n = PAGE_SELECT.length
+  const read = rowsViaJson<[...PageValues, number, number | null]>(db, readSql(activity, plan.where), n + 2, [
+    ...plan.args,
+    JSON.stringify(ids.map((w) => w[0]))
+  ])
+  const learned: Array<[string, number]> = []
+  const seen = new Set<string>()
+  for (const r of read) {
+    const { row, previewFound, chain } = pageRow(r)
+    if (previewFound !== null) learned.push([row.id, previewFound])
+    seen.add(row.id)
+    rows.set(row.id, {
+      act: r[PAGE_ACT] as number,
+      started: walkStart(r) as number,
+      summary: r[n] ? toSummary(db, profile, row, Number(row.last_activity_at), chain) : null,
+      own: ownOf(r),
+      parent: row.parent_session_id ?? null,
+      previewId: row.title === null ? (previewFound ?? (r[n + 1] as number | null)) : null,
+      preview: row.preview_raw,
+      routes: row.routes_raw
+    })
+  }
+  notePreviewSources(db, learned)
+  for (const [id, act, started] of ids)
+    if (!seen.has(id))
+      rows.set(id, { act, started, summary: null, own: [], parent: null, previewId: null, preview: null, routes: null })
+}
