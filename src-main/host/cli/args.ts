@@ -101,7 +101,9 @@ function readArgs(argv: string[], out: HostArgs, given: string[]): string | unde
       arg.startsWith('--') && arg.includes('=')
         ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
         : [arg, undefined]
-    if (arg.startsWith('--') || arg === '-p' || arg === '-y') given.push(flag)
+    // `-n`, `-a`: a short flag as argparse tells one (a dash and a letter, no space), not a word such as `-` or `-5`
+    const isFlag = arg.startsWith('--') || (/^-[A-Za-z]/.test(arg) && !arg.includes(' '))
+    if (isFlag) given.push(flag)
     // The next word is the value unless it is another flag (`--source --dry-run` must not read as source
     // '--dry-run', as upstream's argparse refuses it); `--flag=--text` still passes one that starts so.
     const value = () => {
@@ -259,7 +261,7 @@ function readArgs(argv: string[], out: HostArgs, given: string[]): string | unde
         }
         // refused with the way to set it once the command is known (command-flags.ts); a skill's name is no word
         if (UPSTREAM_CRON_FIELDS.get(flag)?.value && inline === undefined && !argv[i + 1]?.startsWith('-')) i++
-        if (arg.startsWith('--')) unknown ??= arg
+        if (isFlag) unknown ??= arg
         else out.positionals.push(arg)
         break
     }

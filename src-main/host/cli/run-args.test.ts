@@ -111,7 +111,10 @@ describe('each command takes its own flags (parseArgs)', () => {
     ['serve --all', /^serve does not take --all \(cron list does\)/],
     ['api --demo', /^api does not take --demo \(serve does\)/],
     ['api --rotate-token', /^api does not take --rotate-token/],
-    ['sessions list --agent', /^sessions list does not take --agent; /]
+    ['sessions list --agent', /^sessions list does not take --agent; /],
+    // upstream's short flags of other commands (`hermes logs -n`), or typos: refused as argparse refuses them
+    ['sessions list -n 5', /^sessions list does not take -n; /],
+    ['cron list -a', /^cron list does not take -a; /]
   ])('%s → exit 2 naming the flag and the command', (text, message) => {
     let thrown: unknown
     try {
@@ -164,5 +167,11 @@ describe('each command takes its own flags (parseArgs)', () => {
     expect(parseArgs(['sesions', 'list', '--dry-run']).positionals).toEqual(['sesions', 'list'])
     expect(parseArgs(['sessions', 'bogus', '--dry-run']).positionals).toEqual(['sessions', 'bogus'])
     expect(() => parseArgs(['sessions', 'list', '--bogus=1'])).toThrow(/^sessions list does not take --bogus;/)
+    // words that start with a dash but are no flag, as argparse reads them: stdout, a number, text with a space
+    expect(parseArgs(['sessions', 'rename', 'id', '-draft title', '-5', '-']).positionals.slice(3)).toEqual([
+      '-draft title',
+      '-5',
+      '-'
+    ])
   })
 })
