@@ -116,9 +116,9 @@ export function refuseForeignFlags(positionals: readonly string[], given: readon
   // a command without verbs (serve, api) reads no verb: its words are its own to refuse
   const takes = Object.keys(verbs).length === 1 ? verbs[''] : verbs[verb]
   if (!takes) return
+  const name = Object.keys(verbs).length === 1 || verb === '' ? command! : `${command} ${verb}`
   for (const typed of given) {
     const flag = CANONICAL[typed] ?? typed
-    const name = Object.keys(verbs).length === 1 || verb === '' ? command! : `${command} ${verb}`
     if (GLOBAL.includes(flag) || takes.includes(flag) || EXPLAINS[name]?.includes(flag)) continue
     const field = command === 'cron' ? UPSTREAM_CRON_FIELDS.get(flag) : undefined
     if (field)
