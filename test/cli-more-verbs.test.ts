@@ -26,6 +26,10 @@ const G = JSON.parse(readFileSync(join(FIX, 'cli-more-verbs/answers.json'), 'utf
   sessions: { optimize: { lines: string[] }; repair_nul_home: { stdout: string } }
   usage: { codes: Record<string, number>; repeats: Record<string, unknown> }
 }
+/** scripts/golden/foreign_flags.py: upstream's argparse on a flag the command does not take. */
+const FOREIGN = JSON.parse(readFileSync(join(FIX, 'foreign-flags/answers.json'), 'utf8')) as {
+  cases: Record<string, { code: number; stdout: string; refused: string[] }>
+}
 const UPSTREAM = process.env.HERMES_UPSTREAM ?? '/work/upstream'
 
 const made: string[] = []
@@ -247,6 +251,30 @@ describe('usage errors exit 2, as argparse', () => {
       JSON.parse(readFileSync(join(h, 'cron', 'jobs.json'), 'utf8')) as { jobs: Array<Record<string, unknown>> }
     ).jobs
     expect(Object.fromEntries(jobs.map((j) => [String(j.prompt).split(' ')[1], j.repeat]))).toEqual(G.usage.repeats)
+  })
+
+  it("a flag the command does not take (another command's, a typo): exit 2 as upstream's argparse, one line naming it and the command, nothing run", async () => {
+    const h = tmp('cad-more-verbs-foreign-')
+    for (const [text, up] of Object.entries(FOREIGN.cases)) {
+      const argv = text.split(' ').map((w) => w.replace('every_1h', 'every 1h'))
+      const r = await cli(h, ...argv)
+      const lines = r.stderr.trimEnd().split('\n')
+      expect({ text, code: r.code, stdout: r.stdout, lines: lines.length }).toEqual({
+        text,
+        code: up.code,
+        stdout: up.stdout,
+        lines: 1
+      })
+      // the flag upstream names (its value, when it takes one, is read as upstream cannot) and the command it was on
+      const command = argv
+        .filter((w) => !w.startsWith('-'))
+        .slice(0, 2)
+        .join(' ')
+      expect(lines[0]).toContain(`caduceus: ${command} does not take ${up.refused[0]}`)
+    }
+    // nothing was made: no state.db, no cron jobs, no export file
+    expect(readdirSync(h)).toEqual([])
+    expect(existsSync(join(repo, '5m'))).toBe(false)
   })
 
   it("upstream's verbs and flags Caduceus does not have: one line naming what to use instead, exit 2, nothing done", async () => {

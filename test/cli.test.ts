@@ -1,7 +1,7 @@
-// The CLI prints the same data the UI gets: it goes through the same dispatcher. The first case runs the built CLI in
-// a process of its own, as a script does; the others run its code (runCli) in this process.
+// The CLI prints the same data the UI gets: it goes through the same dispatcher. The first two cases run the built CLI
+// in a process of its own, as a script does; the others run its code (runCli) in this process.
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -53,6 +53,29 @@ describe('caduceus CLI', () => {
     expect(viaApi.ok).toBe(true)
     expect(printed.items.map((s) => s.id)).toEqual((viaApi as { output: SessionPage }).output.items.map((s) => s.id))
     expect(printed.items).toHaveLength(7)
+  })
+
+  it('a flag another command takes is refused by the built CLI: exit 2, one line, the home left as it was', async () => {
+    // `cron create` takes no --prompt (edit does): the job it would make is not made with the flag ignored
+    const empty = mkdtempSync(join(tmpdir(), 'cad-cli-foreign-'))
+    try {
+      const refused = await run(
+        process.execPath,
+        ['bin/caduceus.mjs', 'cron', 'create', 'every 1h', 'hi', '--prompt', 'other', '--home', empty],
+        { cwd: repo, env: { ...process.env, CADUCEUS_LOG_DIR: join(home, 'logs'), HERMES_HOME: '' } }
+      ).then(
+        () => null,
+        (err: { code: number; stdout: string; stderr: string }) => err
+      )
+      expect(refused).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: 'caduceus: cron create does not take --prompt (cron edit does); see caduceus cron create --help\n'
+      })
+      expect(readdirSync(empty)).toEqual([])
+    } finally {
+      rmSync(empty, { recursive: true, force: true })
+    }
   })
 
   it('sessions search --json finds messages with highlighted snippets', async () => {

@@ -1,16 +1,5 @@
+import { refuseForeignFlags, UPSTREAM_CRON_FIELDS } from './command-flags'
 import { PRUNE_FILTER_FLAGS, PRUNE_TIME_FLAGS } from './prune-flags'
-import { UsageError } from './run-args'
-
-/**
- * `hermes cron edit` flags for the job fields Caduceus runs (job-prompt.ts, run-job.ts) but cannot change from its
- * CLI: refused with the way to set them rather than as unknown flags. (`cron create` takes upstream's own.)
- */
-const UPSTREAM_CRON_FIELDS = new Map([
-  ['--add-skill', 'skills'],
-  ['--remove-skill', 'skills'],
-  ['--clear-skills', 'skills'],
-  ['--agent', 'no-agent mode']
-])
 
 /** Flags shared by `npm start`, Electron and `caduceus serve`. */
 export interface HostArgs {
@@ -87,12 +76,34 @@ export function parseArgs(argv: string[]): HostArgs {
     all: false,
     positionals: []
   }
+  // the flags as typed (no `=value`), judged against the command's own (command-flags.ts) once the line is read
+  const given: string[] = []
+  let unknown: string | undefined
+  try {
+    unknown = readArgs(argv, out, given)
+  } catch (err) {
+    // a flag the command does not take is said before what is wrong with its value (`sessions list --port x`)
+    refuseForeignFlags(out.positionals, given)
+    throw err
+  }
+  refuseForeignFlags(out.positionals, given)
+  // no command (the app's own argv) or one that does not exist: a flag none takes is unknown
+  if (unknown !== undefined) throw new Error(`unknown flag ${unknown}`)
+  return out
+}
+
+/** Reads `argv` into `out`, each flag as typed into `given`; returns the first flag no command takes. */
+function readArgs(argv: string[], out: HostArgs, given: string[]): string | undefined {
+  let unknown: string | undefined
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     const [flag, inline] =
       arg.startsWith('--') && arg.includes('=')
         ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
         : [arg, undefined]
+    // `-n`, `-a`: a short flag as argparse tells one (a dash and a letter, no space), not a word such as `-` or `-5`
+    const isFlag = arg.startsWith('--') || (/^-[A-Za-z]/.test(arg) && !arg.includes(' '))
+    if (isFlag) given.push(flag)
     // The next word is the value unless it is another flag (`--source --dry-run` must not read as source
     // '--dry-run', as upstream's argparse refuses it); `--flag=--text` still passes one that starts so.
     const value = () => {
@@ -244,18 +255,16 @@ export function parseArgs(argv: string[]): HostArgs {
       case '--accept-hooks':
         break
       default:
-        if (UPSTREAM_CRON_FIELDS.has(flag))
-          throw new UsageError(
-            `${flag}: caduceus cron cannot set a job's ${UPSTREAM_CRON_FIELDS.get(flag)}; set it with \`hermes cron create|edit ${flag}\` (Caduceus runs the job with it as stored)`
-          )
         if (PRUNE_VALUE_FLAGS.has(flag)) {
           out.prune = { ...out.prune, [flag.slice(2)]: value() }
           break
         }
-        if (arg.startsWith('--')) throw new Error(`unknown flag ${arg}`)
-        out.positionals.push(arg)
+        // refused with the way to set it once the command is known (command-flags.ts); a skill's name is no word
+        if (UPSTREAM_CRON_FIELDS.get(flag)?.value && inline === undefined && !argv[i + 1]?.startsWith('-')) i++
+        if (isFlag) unknown ??= arg
+        else out.positionals.push(arg)
         break
     }
   }
-  return out
+  return unknown
 }

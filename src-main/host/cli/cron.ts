@@ -45,8 +45,6 @@ export async function cron(args: HostArgs): Promise<number> {
   const print = (v: unknown, text: () => string) => console.log(args.json ? JSON.stringify(v, null, 2) : text())
   try {
     const { profile, home } = profileHome(args)
-    if (args.cronJob && !['create', 'add', 'edit'].includes(sub ?? ''))
-      throw new UsageError('--skill, --script, --no-agent and --workdir belong to cron create')
     switch (sub) {
       case undefined: // `hermes cron` alone lists, as `cron list`
       case 'list': {

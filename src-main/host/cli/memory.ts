@@ -45,8 +45,6 @@ export async function memory(args: HostArgs): Promise<number> {
     const named = verb === 'setup' || verb === 'approve' || verb === 'reject'
     if (extra !== undefined || (name !== undefined && !named))
       throw new MemoryUsageError(`unexpected argument '${extra ?? name}'`)
-    if (args.memoryTarget !== undefined && verb !== 'reset')
-      throw new MemoryUsageError('--target belongs to memory reset')
     if (verb === 'setup' && name === undefined)
       throw new MemoryUsageError('memory setup needs the PROVIDER to activate (no interactive picker here)')
     if ((verb === 'approve' || verb === 'reject') && name === undefined)
