@@ -4,7 +4,8 @@ import { retryLockedReads } from '../stores/bridge'
 /**
  * A profile's state.db that another program holds locked (its VACUUM, a long import, `sqlite3` in BEGIN EXCLUSIVE):
  * said as soon as the host's first read meets the lock, so the page is not just "Loading…" for the whole retry. The
- * page loads by itself when the lock goes; if the host gave up, a button reads it again.
+ * page loads by itself when the lock goes; if the host gave up, a button reads it again. A state.db replaced under the
+ * host (a restore) makes reads wait the same way for a moment; that is said as what it is, not as a lock.
  */
 export function LockedBanner() {
   const locks = useLocks((s) => s.locks)
@@ -22,13 +23,27 @@ export function LockedBanner() {
             </>
           )
         return (
-          <div key={profile} data-testid="locked-profile" data-profile={profile} data-gave-up={lock.gaveUp}>
+          <div
+            key={profile}
+            data-testid="locked-profile"
+            data-profile={profile}
+            data-gave-up={lock.gaveUp}
+            data-cause={lock.replaced ? 'replaced' : 'locked'}
+          >
             {lock.gaveUp && lock.waiting === 0 ? (
               <>
-                {whose} (state.db) stayed locked by another program, and Caduceus stopped waiting for it.{' '}
+                {whose} (state.db){' '}
+                {lock.replaced
+                  ? 'was replaced (a backup restored over it) and could not be reopened in time.'
+                  : 'stayed locked by another program, and Caduceus stopped waiting for it.'}{' '}
                 <button className="small" data-testid="locked-retry" onClick={() => void retryLockedReads()}>
                   Retry
                 </button>
+              </>
+            ) : lock.replaced ? (
+              <>
+                {whose} (state.db) was replaced, as when a backup is restored over it, and is being reopened — this page
+                loads by itself in a moment.
               </>
             ) : (
               <>

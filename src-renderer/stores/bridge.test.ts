@@ -57,10 +57,15 @@ beforeEach(async () => {
 describe('a profile another program holds locked', () => {
   it('is named while its reads wait, then cleared; one that gave up is read again by Retry', async () => {
     const off = wireBridge(fake.api)
-    fake.emit('store.lockChanged', { profile: 'default', request: 'sessions.messages', state: 'waiting' })
-    fake.emit('store.lockChanged', { profile: 'default', request: 'costs.summary', state: 'waiting' })
-    expect(useLocks.getState().locks).toEqual({ default: { waiting: 2, gaveUp: false } })
-    fake.emit('store.lockChanged', { profile: 'default', request: 'costs.summary', state: 'cleared' })
+    fake.emit('store.lockChanged', {
+      profile: 'default',
+      request: 'sessions.messages',
+      state: 'waiting',
+      cause: 'locked'
+    })
+    fake.emit('store.lockChanged', { profile: 'default', request: 'costs.summary', state: 'waiting', cause: 'locked' })
+    expect(useLocks.getState().locks).toEqual({ default: { waiting: 2, gaveUp: false, replaced: false } })
+    fake.emit('store.lockChanged', { profile: 'default', request: 'costs.summary', state: 'cleared', cause: 'locked' })
     expect(useLocks.getState().locks).toEqual({})
 
     // the host gave up on the transcript's first page: an error, an empty window, and a retry by hand
@@ -68,10 +73,20 @@ describe('a profile another program holds locked', () => {
     fake.handlers['sessions.messages'] = () => {
       throw { code: 'unavailable', message: 'The session database is locked by another program' }
     }
-    fake.emit('store.lockChanged', { profile: 'default', request: 'sessions.messages', state: 'waiting' })
+    fake.emit('store.lockChanged', {
+      profile: 'default',
+      request: 'sessions.messages',
+      state: 'waiting',
+      cause: 'locked'
+    })
     await openTranscript('default', 's1')
-    fake.emit('store.lockChanged', { profile: 'default', request: 'sessions.messages', state: 'gave_up' })
-    expect(useLocks.getState().locks).toEqual({ default: { waiting: 0, gaveUp: true } })
+    fake.emit('store.lockChanged', {
+      profile: 'default',
+      request: 'sessions.messages',
+      state: 'gave_up',
+      cause: 'locked'
+    })
+    expect(useLocks.getState().locks).toEqual({ default: { waiting: 0, gaveUp: true, replaced: false } })
     expect(useTranscript.getState().error).toContain('locked by another program')
     fake.handlers['sessions.messages'] = messages
     await retryLockedReads()
@@ -79,6 +94,27 @@ describe('a profile another program holds locked', () => {
     expect(useLocks.getState().locks).toEqual({})
     expect(openWindow()!.ids).toEqual([1, 2])
     expect(useTranscript.getState().error).toBeNull()
+    off()
+  })
+})
+
+describe('a profile whose state.db was replaced (a restore)', () => {
+  it('is named as replaced and being reopened, not as locked, while its reads wait out the grace', () => {
+    const off = wireBridge(fake.api)
+    fake.emit('store.lockChanged', {
+      profile: 'default',
+      request: 'sessions.list',
+      state: 'waiting',
+      cause: 'replaced'
+    })
+    expect(useLocks.getState().locks).toEqual({ default: { waiting: 1, gaveUp: false, replaced: true } })
+    fake.emit('store.lockChanged', {
+      profile: 'default',
+      request: 'sessions.list',
+      state: 'cleared',
+      cause: 'replaced'
+    })
+    expect(useLocks.getState().locks).toEqual({})
     off()
   })
 })
