@@ -87,7 +87,7 @@ export interface CompressionConfig {
   contextLength?: number
   /** Summary length budget as a fraction of the threshold tokens (default 0.2). */
   targetRatio?: number
-  /** Most recent messages kept verbatim in the child session (default 6; config.yaml's reader, host/services/compression-settings.ts, gives upstream's 20). */
+  /** Most recent messages kept verbatim in the child session (default 6; config.yaml's reader, config/compression.ts, gives upstream's 20). */
   protectLastN?: number
   /** `compression.checkpoint_required`: a failed or refused memory checkpoint aborts the compression (fail closed). */
   requireCheckpoint?: boolean

@@ -6,19 +6,14 @@ import type { BusyInputMode } from '@shared/contract'
 import { isPlainObject, type RawConfig } from './load-config'
 import { turnBudgets } from './turn-budget'
 
-export const DEFAULT_COMPRESSION = { enabled: true, threshold: 0.5, targetRatio: 0.2, protectLastN: 20 } as const
-
 /** One `config.yaml` section as a mapping (`{}` when absent or not a mapping): what a subsystem's own typed reader starts from. */
 export function readSection(raw: RawConfig | null | undefined, name: string): Record<string, unknown> {
   const s = raw?.[name]
   return isPlainObject(s) ? s : {}
 }
 
-const num = (v: unknown, d: number, min = -Infinity): number =>
-  typeof v === 'number' && Number.isFinite(v) && v >= min ? v : d
 const int = (v: unknown, d: number, min = -Infinity): number =>
   typeof v === 'number' && Number.isInteger(v) && v >= min ? v : d
-const bool = (v: unknown, d: boolean): boolean => (typeof v === 'boolean' ? v : d)
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null)
 
 export interface ModelSettings {
@@ -64,16 +59,8 @@ export function modelSettings(raw: RawConfig): ModelSettings {
   }
 }
 
-export function compressionSettings(raw: RawConfig) {
-  const s = readSection(raw, 'compression')
-  return {
-    enabled: bool(s.enabled, DEFAULT_COMPRESSION.enabled),
-    threshold: num(s.threshold, DEFAULT_COMPRESSION.threshold, 0),
-    targetRatio: num(s.target_ratio, DEFAULT_COMPRESSION.targetRatio, 0),
-    protectLastN: int(s.protect_last_n, DEFAULT_COMPRESSION.protectLastN, 0)
-  }
-}
-export type CompressionSettings = ReturnType<typeof compressionSettings>
+// `compression.*` is read in one place, compression.ts (compressionPlan, through resolveRuntime): a second reader here
+// told the Settings page the configured share while the agent applied upstream's floors.
 
 // `delegation.*` is read in one place, delegation/config.ts (loadDelegationConfig); a second reader here had drifted
 // (max_iterations 90 vs 50) and no production code used it.
