@@ -15,6 +15,10 @@ import { EnvFileVault, redact, SecretMask, type SecretVault } from '../secrets'
 const busyGolden = JSON.parse(
   readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/busy-input-mode/cases.json'), 'utf8')
 ) as { cases: Array<[string, string, string]> }
+/** Upstream's agent reading `display.turn_completion_explainer` (scripts/golden/turn_explainer.py). */
+const explainerGolden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/turn-explainer/golden.json'), 'utf8')
+) as { enabled: Array<{ config: string; env: string | null; enabled: boolean }> }
 
 /** The profile's `.env` as its vault (what a host without a keychain hands every reader). */
 const envVault = new EnvFileVault()
@@ -376,6 +380,19 @@ describe('settings', () => {
       const effective = input === 'steer' ? 'steer' : input === 'queue' || text === 'queue' ? 'queue' : 'interrupt'
       expect([yaml, busyInputMode(loadConfig(home(yaml)).raw)]).toEqual([yaml, effective])
       expect(readSettings(home(yaml), { vault: envVault }).busyInputMode).toBe(effective)
+    }
+  })
+
+  // scripts/golden/turn_explainer.py: upstream's AIAgent._turn_completion_explainer_enabled on each file and variable
+  it('reads display.turn_completion_explainer (HERMES_TURN_COMPLETION_EXPLAINER over it) as upstream’s agent does', () => {
+    expect(explainerGolden.enabled.length).toBeGreaterThan(10)
+    for (const { config, env, enabled } of explainerGolden.enabled) {
+      const vars = env === null ? {} : { HERMES_TURN_COMPLETION_EXPLAINER: env }
+      expect([config, env, agentSettings(loadConfig(home(config)).raw, vars).turnExplainer]).toEqual([
+        config,
+        env,
+        enabled
+      ])
     }
   })
 

@@ -7,7 +7,7 @@
  * transcript nor a cron prompt ever lands in the user's memory; `on_delegation` reaches the parent's.
  */
 import { createAgent, resolveCompression, ToolRegistry, type Agent, type ToolDefinition } from '../../agent'
-import { agentSettings, type RawConfig, type ResolvedRuntime } from '../../config'
+import { agentSettings, loadConfig, type RawConfig, type ResolvedRuntime } from '../../config'
 import { providerLimitSettings, providerReadTimeout } from './provider-limits'
 import { createDelegateTool, LEAF_DENIED_TOOLS, type DelegateDeps } from '../../delegation'
 import { buildMemoryManagerForAgent, memoryToolDefinitions, type MemoryActivityHub } from '../../memory'
@@ -168,6 +168,13 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     source: input.source,
     platform,
     memoryNudgeInterval: memory?.nudgeInterval ?? 0,
+    // read at each turn's end, as upstream reads it; a cron run gets none (turn-explainer.ts says why)
+    turnExplainer: () =>
+      input.source === 'cron'
+        ? 'cron'
+        : agentSettings(loadConfig(home).raw, { ...process.env, ...input.secrets }).turnExplainer
+          ? 'on'
+          : 'off',
     // config.yaml's compression as upstream applies it to this window (config/compression.ts; the Settings page shows it)
     compression: resolveCompression(input.runtime.compression),
     log: deps.log
