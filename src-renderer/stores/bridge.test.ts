@@ -1,3 +1,5 @@
+import { createElement } from 'react'
+import { renderToStaticMarkup } from 'react-dom/server'
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { ProfileProblem, SearchResult } from '@shared/contract'
 import { installFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
@@ -7,6 +9,7 @@ import { observe } from '../test-utils/query'
 import { setScope, useApp } from './app'
 import { resyncAfterReconnect, retryLockedReads, wireBridge } from './bridge'
 import { useLocks } from './locks'
+import { LockedProfileLine } from '../app/LockedProfileLine'
 import { requestQuery } from './server'
 import { useMemory } from './memory'
 import { sessionRows, watchSessions } from './sessions'
@@ -108,6 +111,12 @@ describe('a profile whose state.db was replaced (a restore)', () => {
       cause: 'replaced'
     })
     expect(useLocks.getState().locks).toEqual({ default: { waiting: 1, gaveUp: false, replaced: true } })
+    // the banner's line for it
+    const line = renderToStaticMarkup(
+      createElement(LockedProfileLine, { profile: 'default', lock: useLocks.getState().locks.default! })
+    )
+    expect(line).toContain('was replaced, as when a backup is restored over it, and is being reopened')
+    expect(line).not.toContain('locked by another program')
     fake.emit('store.lockChanged', {
       profile: 'default',
       request: 'sessions.list',
