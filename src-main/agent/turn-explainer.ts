@@ -37,8 +37,8 @@ function explanation(end: TurnEnding): string | null {
   if (end.unanswered) return NO_REPLY_TEXT
   if (end.exitReason === 'max_iterations')
     return (
-      `No final answer: the turn used all ${end.maxIterations} of its model calls (the iteration limit) before the ` +
-      'model was done. Send "continue" to let it go on, or raise agent.max_turns in config.yaml.'
+      `No final answer: the turn used all ${end.maxIterations} of its model calls (its iteration limit) before the ` +
+      'model was done. Send "continue" to let it go on.'
     )
   return null
 }
