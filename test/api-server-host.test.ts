@@ -26,6 +26,8 @@ let capped: ScriptedProvider
 /** The first reply's connection drops after some text; the model's continuation streams a little, then holds. */
 let dropping: RouteServer
 let continuing = false
+/** Never done: every reply with tools calls one more, beside a few words (a title request gets a title). */
+let looping: ScriptedProvider
 
 function profile(name: string, config: string): void {
   const home = name === 'default' ? root : join(root, 'profiles', name)
@@ -57,6 +59,12 @@ beforeAll(async () => {
     if (!last.includes('say it')) return void res.end(chunk({ content: 'A title' }, 'stop') + 'data: [DONE]\n\n')
     res.write(chunk({ content: 'Part one, ' }), () => setTimeout(() => res.socket?.destroy(), 20))
   })
+  looping = await startScriptedProvider({
+    handler: (req) =>
+      (req.body as { tools?: unknown[] } | null)?.tools?.length
+        ? { text: 'Checking the logs', toolCalls: [{ name: 'no_such_tool', arguments: {} }] }
+        : { text: 'A title' }
+  })
   root = mkdtempSync(join(tmpdir(), 'cad-api-host-'))
   const custom = `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\n`
   profile('default', `model:\n  default: claude-x\n  provider: anthropic\n  base_url: ${provider.baseUrl}\n`)
@@ -68,6 +76,9 @@ beforeAll(async () => {
   profile('warnstream', `${custom}memory:\n  provider: nosuch\n`)
   profile('capped', `model:\n  default: m\n  provider: custom\n  base_url: ${capped.baseUrl}\n`)
   profile('dropping', `model:\n  default: m\n  provider: custom\n  base_url: ${dropping.baseUrl}\n`)
+  const limited = `model:\n  default: m\n  provider: custom\n  base_url: ${looping.baseUrl}\nagent:\n  max_turns: 2\n`
+  profile('looping', limited)
+  profile('looping-quiet', `${limited}display:\n  turn_completion_explainer: false\n`)
   process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
   host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
 })
@@ -77,6 +88,7 @@ afterAll(async () => {
   await provider?.close()
   await capped?.close()
   await dropping?.close()
+  await looping?.close()
   rmSync(root, { recursive: true, force: true })
 })
 
@@ -211,6 +223,31 @@ describe('API server in the host', { timeout: 30_000 }, () => {
     }
     expect(status).toMatchObject({ status: 'completed', output: 'part part part part ' })
   })
+  it('a turn that hits the iteration limit without an answer says why (display.turn_completion_explainer), unless switched off', async () => {
+    const ask = async (name: string) => {
+      const client = await serve(name)
+      const r = await client.chat.completions.create({
+        model: 'hermes-agent',
+        messages: [{ role: 'user', content: 'find the bug' }]
+      })
+      return r.choices[0]!.message.content
+    }
+    // upstream's gate: the reply is a fragment (short, no closing mark), so the explanation follows it
+    const explained = await ask('looping')
+    expect(explained).toMatch(/^Checking the logs\n\nNo final answer: the turn used all 2 of its model calls/)
+    // switched off in config.yaml: the bare reply, as upstream gives it
+    expect(await ask('looping-quiet')).toBe('Checking the logs')
+    // the explanation is for the caller: the stored rows are the model's own
+    const listed = await host.dispatcher.invoke('sessions.list', { profile: 'looping' })
+    const sid = (listed.ok && (listed.output as { items: Array<{ id: string }> }).items[0]!.id)!
+    const msgs = await host.dispatcher.invoke('sessions.messages', { profile: 'looping', sessionId: sid })
+    const said = (msgs.ok ? (msgs.output as { items: Array<{ content: string | null }> }).items : []).map(
+      (m) => m.content
+    )
+    expect(said).toContain('Checking the logs')
+    expect(said.some((c) => c?.includes('No final answer'))).toBe(false)
+  })
+
   it('a run stopped while the model continues a cut-off reply reports every part so far as its output', async () => {
     const client = await serve('dropping')
     const started = (await client.post('/runs', { body: { input: 'say it' } })) as { run_id: string }

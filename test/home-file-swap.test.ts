@@ -3,7 +3,7 @@
 // and a profile created all at once (folder and state.db together). The host follows the path each time, serves
 // what is on disk now, writes into that file and tells the renderer what to read again.
 import Database from 'better-sqlite3'
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { createHost, type Host } from '../src-main/host'
@@ -98,6 +98,27 @@ describe('a live host follows the files another program swaps under it', () => {
       title: 'renamed after the restore'
     })
     expect(titlesIn(path)).toEqual({ kept: 'as in the backup', restored: 'renamed after the restore' })
+  })
+
+  it('a read in the grace after a restore that left the old -wal/-shm is said as a replaced file being reopened, not a lock', async () => {
+    const home = tempDir('cad-swap-grace-')
+    const path = join(home, 'state.db')
+    const backup = new SessionStore(join(tempDir('cad-swap-grace-backup-'), 'state.db'), { profile: 'default' })
+    await backup.createSession('restored', 'cli')
+    backup.close()
+    const before = new SessionStore(path, { profile: 'default' })
+    await before.createSession('lost', 'cli')
+    before.close()
+    const { host, events } = await live(home)
+    await call(host, 'sessions.update', { profile: 'default', sessionId: 'lost', title: 'kept open' }) // -wal/-shm there
+    // upstream's snapshot restore: a copy moved over state.db, the old -wal/-shm left beside it
+    copyFileSync(backup.path, `${path}.restoring`)
+    renameSync(`${path}.restoring`, path)
+    // the watcher lets go of the old file; reads in the grace wait, then read the restored file
+    await waitFor(async () => (await listed(host, 'default')).join() === 'restored')
+    const waits = events.filter((e) => e.event === 'store.lockChanged').map((e) => e.payload)
+    expect(waits).toContainEqual({ profile: 'default', request: 'sessions.list', state: 'waiting', cause: 'replaced' })
+    expect(waits.filter((w) => w.cause !== 'replaced')).toEqual([])
   })
 
   it("a read that meets its profile's store closed (the host shutting down, the profile removed) answers unavailable, not an internal error", async () => {

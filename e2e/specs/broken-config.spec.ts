@@ -19,7 +19,10 @@ test('a broken config.yaml is named on Settings, Memory and the rail; nothing is
   mkdirSync(dir, { recursive: true })
   const file = join(dir, 'config.yaml')
   writeFileSync(file, BROKEN)
-  writeFileSync(join(home, 'config.yaml'), 'model:\n  default: gpt-4o\n  provider: openai\n')
+  writeFileSync(
+    join(home, 'config.yaml'),
+    'model:\n  default: gpt-4o\n  provider: openai\n  context_length: 128000\ncompression:\n  threshold: 0.5\n'
+  )
   const host = await startHost({ home, demo: false })
   try {
     const shell = new AppShell(page)
@@ -34,6 +37,13 @@ test('a broken config.yaml is named on Settings, Memory and the rail; nothing is
     await page.getByTestId('settings-profile').selectOption('default')
     await expect(page.locator('[data-testid="settings-form"][data-profile="default"]')).toBeVisible()
     await expect(page.getByTestId('settings-model')).toHaveValue('gpt-4o')
+    // where its sessions really compress: upstream's floor raises the configured 50% to 75% under a 512K window
+    await expect(page.getByTestId('settings-compression')).toHaveText(
+      'compression at 96,000 tokens (75% of the 128,000-token context window)'
+    )
+    await expect(page.getByTestId('settings-compression-why')).toContainText(
+      'config.yaml asks for 50%: raised to 75% for a window under 512K tokens'
+    )
 
     await expect(page.getByTestId('profile-notice-broken')).toHaveAttribute('title', new RegExp(`${file}, line 4`))
     await shell.selectProfile('broken')

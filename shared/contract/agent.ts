@@ -130,6 +130,29 @@ export const GatewayState = z.object({
 export type GatewayState = z.infer<typeof GatewayState>
 export const EvictInput = z.object({ key: z.string().min(1) })
 
+/**
+ * What moved the compression trigger away from config.yaml's `compression.threshold` × the window, as upstream's agent
+ * applies it: `small_window` the share raised to 0.75 under a 512K window, `max_tokens_reserved` model.max_tokens
+ * taken out of the window for the reply, `min_tokens` raised to the 64K-token minimum, `full_window` 85% of the input
+ * budget because that minimum would fill it.
+ */
+export const CompressionAdjustment = z.enum(['small_window', 'max_tokens_reserved', 'min_tokens', 'full_window'])
+export type CompressionAdjustment = z.infer<typeof CompressionAdjustment>
+/** Where a session of the profile really compresses (the agent's own rule, not the configured share alone). */
+export const CompressionTrigger = z.object({
+  enabled: z.boolean(),
+  /** `compression.threshold` as written (0.5 when unset), a share of the window. */
+  configuredThreshold: z.number(),
+  /** The prompt size, in tokens, at which a turn compresses. */
+  triggerTokens: z.number().int().nonnegative(),
+  /** The model's context window in tokens (model.context_length, else upstream's fallback). */
+  contextWindow: z.number().int().positive(),
+  /** model.max_tokens, reserved out of the window for the reply; null when unset. */
+  maxTokens: z.number().int().positive().nullable(),
+  adjustments: z.array(CompressionAdjustment)
+})
+export type CompressionTrigger = z.infer<typeof CompressionTrigger>
+
 /** Settings as the renderer sees them: the API key itself never leaves the main process. */
 export const ProfileSettings = z.object({
   profile: ProfileName,
@@ -142,7 +165,7 @@ export const ProfileSettings = z.object({
   apiKeyStorage: z.enum(['safe_storage', 'env_file', 'config', 'none']),
   /** Model calls a Session page turn may make (upstream's chat reads `agent.max_turns` as it is); null: no limit. */
   maxIterations: z.number().positive().nullable(),
-  compressionThreshold: z.number(),
+  compression: CompressionTrigger,
   /** `display.busy_input_mode` as upstream's gateway reads it: what a message sent mid-turn does. */
   busyInputMode: BusyInputMode,
   demo: z.boolean(),

@@ -54,11 +54,14 @@ export const events = {
    * read after all, or `gave_up` when the lock outlasted the retry (the request failed as locked). `profile` is the
    * one the request named, 'all' for a request over every profile. A view of every profile served without a locked
    * one (named in its `unavailable`) waits for nothing: `cleared` alone (request `lockedOut`) says its lock is gone.
+   * `cause` is what the read waited for: `locked` (another program's lock), or `replaced` (state.db was replaced under
+   * the host, a backup restored over it, and the store waits a moment for its old -wal/-shm before opening the new file).
    */
   'store.lockChanged': z.object({
     profile: ProfileScope,
     request: z.string(),
-    state: z.enum(['waiting', 'cleared', 'gave_up'])
+    state: z.enum(['waiting', 'cleared', 'gave_up']),
+    cause: z.enum(['locked', 'replaced'])
   }),
   /** Profiles appeared or disappeared. */
   'profiles.changed': z.object({ profiles: z.array(ProfileName) })

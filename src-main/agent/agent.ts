@@ -11,6 +11,7 @@ import type { AgentMessage, ProviderClient, ReasoningConfig, RuntimeConfig } fro
 import type { ToolRegistry } from './tools/registry'
 import { InterruptReason, type TurnContext } from './turn-context'
 import { runLoop, type LoopHost } from './turn-loop'
+import type { TurnExplainer } from './turn-explainer'
 import { runTurn } from './turn'
 import { runMemoryReview } from './memory-review'
 import type { ActivityProvenance, AgentMemory, AgentOptions, AgentStore, TurnOptions, TurnResult } from './types'
@@ -62,6 +63,8 @@ export class Agent implements LoopHost {
   turnsRun = 0
   /** `memory.nudge_interval`: a memory review after every this many user turns without a memory call (0: never). */
   readonly memoryNudgeInterval: number
+  /** Whether a turn that ends without an answer says why (turn-explainer.ts), asked at each turn's end. */
+  readonly turnExplainer: () => TurnExplainer
   /** User turns since the model last called the memory tool (memory-review.ts counts them). */
   turnsSinceMemory = 0
   /** The background memory review running now, if any (awaited by close(), and by tests). */
@@ -95,6 +98,7 @@ export class Agent implements LoopHost {
     this.defaultSource = opts.source ?? 'desktop'
     this.platform = opts.platform ?? 'desktop'
     this.memoryNudgeInterval = opts.memoryNudgeInterval ?? 0
+    this.turnExplainer = opts.turnExplainer ?? (() => 'on')
     // As upstream's loop: calls go on while their count is below the budget (12.5: 13 calls; Infinity: no limit).
     this.maxIterations = opts.maxIterations > 0 ? opts.maxIterations : 1
     this.reasoningConfig = opts.reasoningConfig ?? null

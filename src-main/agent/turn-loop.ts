@@ -48,6 +48,8 @@ export interface LoopOutcome {
   finalText: string
   /** Why the answer is incomplete (exitReason `partial`). */
   error?: string
+  /** The model sent nothing to show after every retry. */
+  unanswered?: true
 }
 
 /** How many times in a row a reply cut off in its tool calls is asked for again, each with twice the output cap. */
@@ -318,7 +320,8 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         await host.save({ role: 'assistant', content: EMPTY_SENTINEL }, ctx, { displayMetadata: usageMetadata(ctx) })
       host.log?.warn('agent', `session ${host.sessionId}: no reply after every retry`)
       ctx.emit({ kind: 'notice', text: NO_REPLY_TEXT })
-      return { exitReason: 'completed', finalText: NO_REPLY_TEXT }
+      // the stand-in upstream answers with; the turn puts the explanation in its place (turn-explainer.ts)
+      return { exitReason: 'completed', finalText: EMPTY_SENTINEL, unanswered: true }
     }
     empties.reset()
     boostedCap = undefined

@@ -12,6 +12,7 @@ import { errorMessage } from '@shared/contract/errors'
 import { buildMemoryContextBlock } from '../memory'
 import { readRetrying } from '../store'
 import { countNudgeTurn, noteMemoryCalls } from './memory-review'
+import { explainEnding } from './turn-explainer'
 
 export async function runTurn(
   agent: Agent,
@@ -92,7 +93,8 @@ export async function runTurn(
     ctx.userMessage = user
     const outcome = await agent.loop(ctx)
     exitReason = outcome.exitReason
-    finalText = outcome.finalText
+    // the answer the caller gets: with why the turn ended there when it has no usable one (the stored rows stay)
+    finalText = explainEnding({ ...outcome, maxIterations: agent.maxIterations }, agent.turnExplainer())
     error = outcome.error
   } catch (err) {
     exitReason = 'error'

@@ -12,6 +12,7 @@ import type {
 } from '../store'
 import type { ContentPart, ReasoningConfig, RuntimeConfig } from './providers/types'
 import type { ToolRegistry } from './tools/registry'
+import type { TurnExplainer } from './turn-explainer'
 
 type MaybePromise<T> = T | Promise<T>
 
@@ -87,7 +88,7 @@ export interface CompressionConfig {
   contextLength?: number
   /** Summary length budget as a fraction of the threshold tokens (default 0.2). */
   targetRatio?: number
-  /** Most recent messages kept verbatim in the child session (default 6; config.yaml's reader, host/services/compression-settings.ts, gives upstream's 20). */
+  /** Most recent messages kept verbatim in the child session (default 6; config.yaml's reader, config/compression.ts, gives upstream's 20). */
   protectLastN?: number
   /** `compression.checkpoint_required`: a failed or refused memory checkpoint aborts the compression (fail closed). */
   requireCheckpoint?: boolean
@@ -124,6 +125,11 @@ export interface AgentOptions {
   platform?: string
   /** config.yaml `memory.nudge_interval` as upstream reads it (0 or less, or absent: no memory review). */
   memoryNudgeInterval?: number
+  /**
+   * `display.turn_completion_explainer` (turn-explainer.ts; default `on`): whether a turn that ends without an answer
+   * says why. Asked at each turn's end, as upstream reads config.yaml then (a cached agent follows an edit).
+   */
+  turnExplainer?: () => TurnExplainer
 }
 
 /** The contract's list (shared/contract/agent.ts), not a copy. */

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest'
 import { CaduceusError } from '@shared/contract'
 import { loadConfig, readSoul } from './index'
 import { agentSettings, busyInputMode } from './settings-schema'
-import { compressionSettings, modelSettings } from './settings-schema'
+import { modelSettings } from './settings-schema'
+import { compressionPlan } from './compression'
 import { resolveRuntime } from './index'
 import { readSettings, writeSettings } from './settings'
 import { EnvFileVault, redact, SecretMask, type SecretVault } from '../secrets'
@@ -14,6 +15,10 @@ import { EnvFileVault, redact, SecretMask, type SecretVault } from '../secrets'
 const busyGolden = JSON.parse(
   readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/busy-input-mode/cases.json'), 'utf8')
 ) as { cases: Array<[string, string, string]> }
+/** Upstream's agent reading `display.turn_completion_explainer` (scripts/golden/turn_explainer.py). */
+const explainerGolden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/turn-explainer/golden.json'), 'utf8')
+) as { enabled: Array<{ config: string; env: string | null; enabled: boolean }> }
 
 /** The profile's `.env` as its vault (what a host without a keychain hands every reader). */
 const envVault = new EnvFileVault()
@@ -105,20 +110,41 @@ describe('loadConfig', () => {
 
 describe('typed accessors', () => {
   it('upstream defaults when absent', () => {
-    expect(compressionSettings({})).toEqual({ enabled: true, threshold: 0.5, targetRatio: 0.2, protectLastN: 20 })
+    expect(compressionPlan({}, 600_000)).toMatchObject({
+      enabled: true,
+      configuredThreshold: 0.5,
+      threshold: 0.5,
+      targetRatio: 0.2,
+      protectLastN: 20
+    })
     expect(agentSettings({}, {})).toMatchObject({ maxIterations: 90, disabledToolsets: [], reasoningEffort: null })
   })
 
+  it("the compression plan names what moved the trigger off the configured share (the agent's rule, golden compression-defaults)", () => {
+    const why = (section: Record<string, unknown>, window: number, maxTokens: number | null = null) => {
+      const p = compressionPlan(section, window, maxTokens)
+      return [p.triggerTokens, p.adjustments]
+    }
+    expect(why({ threshold: 0.8 }, 128_000)).toEqual([102_400, []])
+    expect(why({}, 600_000)).toEqual([300_000, []])
+    expect(why({ threshold: 0.5 }, 128_000)).toEqual([96_000, ['small_window']])
+    expect(why({}, 70_000)).toEqual([64_000, ['small_window', 'min_tokens']])
+    expect(why({}, 128_000, 64_000)).toEqual([
+      54_400,
+      ['small_window', 'max_tokens_reserved', 'min_tokens', 'full_window']
+    ])
+    expect(why({}, 600_000, 100_000)).toEqual([250_000, ['max_tokens_reserved']])
+  })
+
   it('reads values and tolerates wrong types', () => {
-    const raw = loadConfig(
-      home(`
+    const loadedHome = home(`
 model: {default: gpt-5, provider: openai, base_url: "http://x/v1", api_mode: chat_completions, context_length: 1000, max_tokens: 50}
 compression: {enabled: false, threshold: 0.7, target_ratio: 0.3, protect_last_n: 5}
 delegation: {max_retained: 2, retained_ttl_hours: 1, max_concurrent_children: 4, max_spawn_depth: 0, max_iterations: 7}
 memory: {provider: honcho}
 agent: {max_turns: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
 `)
-    ).raw
+    const raw = loadConfig(loadedHome).raw
     expect(modelSettings(raw)).toMatchObject({
       default: 'gpt-5',
       provider: 'openai',
@@ -126,7 +152,12 @@ agent: {max_turns: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
       contextLength: 1000,
       maxTokens: 50
     })
-    expect(compressionSettings(raw)).toEqual({ enabled: false, threshold: 0.7, targetRatio: 0.3, protectLastN: 5 })
+    expect(resolveRuntime(loadedHome, { vault: envVault }).compression).toMatchObject({
+      enabled: false,
+      configuredThreshold: 0.7,
+      targetRatio: 0.3,
+      protectLastN: 5
+    })
     expect(agentSettings(raw, {})).toMatchObject({
       maxIterations: 12,
       disabledToolsets: ['web'],
@@ -135,8 +166,7 @@ agent: {max_turns: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
     // upstream never reads agent.max_iterations (only delegation's): it is not a spelling of the budget
     expect(agentSettings({ agent: { max_iterations: 12 } }, {}).maxIterations).toBe(90)
     expect(agentSettings({ agent: { reasoning_effort: 'ludicrous' } }).reasoningEffort).toBeNull()
-    expect(compressionSettings({ compression: 'broken' })).toEqual(compressionSettings({}))
-    expect(compressionSettings({ compression: { threshold: 'high' } }).threshold).toBe(0.5)
+    expect(compressionPlan({ threshold: 'high' }, 600_000).configuredThreshold).toBe(0.5)
   })
 
   it('model may be a bare string', () => {
@@ -295,7 +325,15 @@ describe('settings', () => {
       apiKeySet: true,
       apiKeyStorage: 'env_file',
       maxIterations: 90,
-      compressionThreshold: 0.5
+      // config.yaml asks for nothing: upstream's 0.5, raised to 0.75 of the 256K fallback window, is where it compresses
+      compression: {
+        enabled: true,
+        configuredThreshold: 0.5,
+        triggerTokens: 192_000,
+        contextWindow: 256_000,
+        maxTokens: null,
+        adjustments: ['small_window']
+      }
     })
     expect(JSON.stringify(s)).not.toContain('sk-secret')
   })
@@ -317,7 +355,7 @@ describe('settings', () => {
       model: 'gpt-5',
       provider: 'openai',
       apiKeySet: true,
-      compressionThreshold: 0.8
+      compression: { configuredThreshold: 0.8, triggerTokens: 204_800, adjustments: [] }
     })
     expect(readFileSync(join(h, '.env'), 'utf8')).toBe('OPENAI_API_KEY=sk-new-key-0001\n')
     expect(statSync(join(h, '.env')).mode & 0o777).toBe(0o600)
@@ -342,6 +380,19 @@ describe('settings', () => {
       const effective = input === 'steer' ? 'steer' : input === 'queue' || text === 'queue' ? 'queue' : 'interrupt'
       expect([yaml, busyInputMode(loadConfig(home(yaml)).raw)]).toEqual([yaml, effective])
       expect(readSettings(home(yaml), { vault: envVault }).busyInputMode).toBe(effective)
+    }
+  })
+
+  // scripts/golden/turn_explainer.py: upstream's AIAgent._turn_completion_explainer_enabled on each file and variable
+  it('reads display.turn_completion_explainer (HERMES_TURN_COMPLETION_EXPLAINER over it) as upstream’s agent does', () => {
+    expect(explainerGolden.enabled.length).toBeGreaterThan(10)
+    for (const { config, env, enabled } of explainerGolden.enabled) {
+      const vars = env === null ? {} : { HERMES_TURN_COMPLETION_EXPLAINER: env }
+      expect([config, env, agentSettings(loadConfig(home(config)).raw, vars).turnExplainer]).toEqual([
+        config,
+        env,
+        enabled
+      ])
     }
   })
 

@@ -4,7 +4,8 @@
  */
 import { urlCredentialValues } from '@shared/contract'
 import { loadConfig, type ConfigError } from './load-config'
-import { modelSettings } from './settings-schema'
+import { modelSettings, readSection } from './settings-schema'
+import { compressionPlan, type CompressionPlan } from './compression'
 import { envFileProblem, envPath, secretsFor, type SecretVault } from '../secrets'
 import { parseUrl } from '@shared/contract/errors'
 
@@ -32,6 +33,11 @@ export interface ResolvedRuntime {
    */
   contextWindow: number
   maxTokens: number | null
+  /**
+   * config.yaml's `compression` applied to this window and max_tokens as upstream's agent applies it (compression.ts):
+   * what the agent compresses by, and what the Settings page shows.
+   */
+  compression: CompressionPlan
   configError: ConfigError | null
 }
 
@@ -228,6 +234,7 @@ export function resolveRuntime(
     apiKey = apiKeyEnv ? (secrets[apiKeyEnv] ?? '') : ''
     keyFrom = 'env'
   }
+  const contextWindow = m.contextLength ?? FALLBACK_CONTEXT_WINDOW
   // A base URL's own password (`https://user:pass@proxy/v1`) is a secret too: masked wherever it is echoed.
   opts.vault.mask.remember([apiKey, ...urlCredentialValues(baseUrl), ...(loaded.envValues ?? [])])
   return {
@@ -241,8 +248,9 @@ export function resolveRuntime(
     apiKeyEnv,
     apiKeyFrom: keyFrom,
     contextLength: m.contextLength,
-    contextWindow: m.contextLength ?? FALLBACK_CONTEXT_WINDOW,
+    contextWindow,
     maxTokens: m.maxTokens,
+    compression: compressionPlan(readSection(loaded.raw, 'compression'), contextWindow, m.maxTokens),
     configError: loaded.error ?? envError(home)
   }
 }

@@ -5,8 +5,7 @@
 import type { BusyInputMode } from '@shared/contract'
 import { isPlainObject, type RawConfig } from './load-config'
 import { turnBudgets } from './turn-budget'
-
-export const DEFAULT_COMPRESSION = { enabled: true, threshold: 0.5, targetRatio: 0.2, protectLastN: 20 } as const
+import { pyTruthy } from '@shared/contract/py-text'
 
 /** One `config.yaml` section as a mapping (`{}` when absent or not a mapping): what a subsystem's own typed reader starts from. */
 export function readSection(raw: RawConfig | null | undefined, name: string): Record<string, unknown> {
@@ -14,11 +13,8 @@ export function readSection(raw: RawConfig | null | undefined, name: string): Re
   return isPlainObject(s) ? s : {}
 }
 
-const num = (v: unknown, d: number, min = -Infinity): number =>
-  typeof v === 'number' && Number.isFinite(v) && v >= min ? v : d
 const int = (v: unknown, d: number, min = -Infinity): number =>
   typeof v === 'number' && Number.isInteger(v) && v >= min ? v : d
-const bool = (v: unknown, d: boolean): boolean => (typeof v === 'boolean' ? v : d)
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null)
 
 export interface ModelSettings {
@@ -64,16 +60,8 @@ export function modelSettings(raw: RawConfig): ModelSettings {
   }
 }
 
-export function compressionSettings(raw: RawConfig) {
-  const s = readSection(raw, 'compression')
-  return {
-    enabled: bool(s.enabled, DEFAULT_COMPRESSION.enabled),
-    threshold: num(s.threshold, DEFAULT_COMPRESSION.threshold, 0),
-    targetRatio: num(s.target_ratio, DEFAULT_COMPRESSION.targetRatio, 0),
-    protectLastN: int(s.protect_last_n, DEFAULT_COMPRESSION.protectLastN, 0)
-  }
-}
-export type CompressionSettings = ReturnType<typeof compressionSettings>
+// `compression.*` is read in one place, compression.ts (compressionPlan, through resolveRuntime): a second reader here
+// told the Settings page the configured share while the agent applied upstream's floors.
 
 // `delegation.*` is read in one place, delegation/config.ts (loadDelegationConfig); a second reader here had drifted
 // (max_iterations 90 vs 50) and no production code used it.
@@ -81,9 +69,23 @@ export type CompressionSettings = ReturnType<typeof compressionSettings>
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const
 export type ReasoningEffort = (typeof EFFORTS)[number]
 
+/** HERMES_TURN_COMPLETION_EXPLAINER values that switch the explainer off (any other value, even empty, is on). */
+const EXPLAINER_OFF = new Set(['0', 'false', 'no', 'off'])
+
 /**
- * `env`: where `HERMES_MAX_ITERATIONS` is read (the profile's `.env` over the process's, as upstream loads them).
- * `maxIterations` is the Session page's budget (`budgets.chat`); Infinity for none.
+ * `display.turn_completion_explainer` as upstream's agent reads it (golden turn-explainer): the variable, when set,
+ * wins; else the key's Python truth when `display` is a mapping that has it; else on.
+ */
+function turnExplainer(raw: RawConfig, env: Readonly<Record<string, string | undefined>>): boolean {
+  const fromEnv = env.HERMES_TURN_COMPLETION_EXPLAINER
+  if (fromEnv !== undefined) return !EXPLAINER_OFF.has(fromEnv.trim().toLowerCase())
+  const display = readSection(raw, 'display')
+  return 'turn_completion_explainer' in display ? pyTruthy(display.turn_completion_explainer) : true
+}
+
+/**
+ * `env`: where `HERMES_MAX_ITERATIONS` and `HERMES_TURN_COMPLETION_EXPLAINER` are read (the profile's `.env` over the
+ * process's, as upstream loads them). `maxIterations` is the Session page's budget (`budgets.chat`); Infinity for none.
  */
 export function agentSettings(raw: RawConfig, env: Readonly<Record<string, string | undefined>> = process.env) {
   const s = readSection(raw, 'agent')
@@ -98,7 +100,9 @@ export function agentSettings(raw: RawConfig, env: Readonly<Record<string, strin
     budgets,
     disabledToolsets: disabled,
     /** Set per turn on a cached agent (never part of the cache signature). */
-    reasoningEffort: (EFFORTS as readonly string[]).includes(effort) ? (effort as ReasoningEffort) : null
+    reasoningEffort: (EFFORTS as readonly string[]).includes(effort) ? (effort as ReasoningEffort) : null,
+    /** Whether a turn that ends without an answer says why (`display.turn_completion_explainer`, agent/turn-explainer.ts). */
+    turnExplainer: turnExplainer(raw, env)
   }
 }
 export type AgentSettings = ReturnType<typeof agentSettings>

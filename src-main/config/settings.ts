@@ -13,7 +13,7 @@ import { modelFieldPath, type ModelField } from './upstream-rewrites'
 import { rewriteConfigFile, type YamlEdit } from './yaml-edit'
 import { secretsFor, type SecretVault } from '../secrets'
 import { resolveRuntime } from './runtime'
-import { compressionSettings, agentSettings, isDemoConfig, busyInputMode } from './settings-schema'
+import { agentSettings, isDemoConfig, busyInputMode } from './settings-schema'
 import { parseUrl } from '@shared/contract/errors'
 
 export interface SettingsOptions {
@@ -44,7 +44,15 @@ export function readSettings(home: string, opts: SettingsOptions): ProfileSettin
     maxIterations: ((n) => (n <= Number.MAX_SAFE_INTEGER ? n : null))(
       agentSettings(raw, { ...process.env, ...secrets }).maxIterations
     ),
-    compressionThreshold: compressionSettings(raw).threshold,
+    // where compression really starts: the agent's own plan for this window (runtime.ts), not the configured share
+    compression: {
+      enabled: rt.compression.enabled,
+      configuredThreshold: rt.compression.configuredThreshold,
+      triggerTokens: rt.compression.triggerTokens,
+      contextWindow: rt.compression.contextLength,
+      maxTokens: rt.compression.maxTokens,
+      adjustments: rt.compression.adjustments
+    },
     busyInputMode: busyInputMode(raw),
     demo: isDemoConfig(raw) || rt.provider === 'demo',
     ...unknownWhenBroken(home)

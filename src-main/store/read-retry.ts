@@ -26,12 +26,13 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /**
  * Runs `fn` (which only reads, so it can run again from the start) until it answers without SQLITE_BUSY.
- * `onWait` is called once, at the first SQLITE_BUSY: the caller can say at once that it is waiting for a lock.
+ * `onWait` is called once, at the first SQLITE_BUSY, with that error: the caller can say at once what it waits for
+ * (another program's lock, or a state.db replaced under the store: `code` SQLITE_BUSY_SWAP, session-store.ts).
  */
 export async function readRetrying<T>(
   fn: () => T | Promise<T>,
   budgetMs = READ_RETRY_MS,
-  onWait?: () => void
+  onWait?: (busy: unknown) => void
 ): Promise<T> {
   const started = Date.now()
   for (let attempt = 0; ; attempt++) {
@@ -39,7 +40,7 @@ export async function readRetrying<T>(
       return await fn()
     } catch (err) {
       if (!isBusy(err)) throw err
-      if (attempt === 0) onWait?.()
+      if (attempt === 0) onWait?.(err)
       const left = started + budgetMs - Date.now()
       if (left <= 0) throw new ReadBusyError(Date.now() - started)
       await sleep(Math.min(left, backoffMs(attempt)))

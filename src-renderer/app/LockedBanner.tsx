@@ -1,10 +1,11 @@
 import { useLocks } from '../stores/locks'
-import { retryLockedReads } from '../stores/bridge'
+import { LockedProfileLine } from './LockedProfileLine'
 
 /**
  * A profile's state.db that another program holds locked (its VACUUM, a long import, `sqlite3` in BEGIN EXCLUSIVE):
  * said as soon as the host's first read meets the lock, so the page is not just "Loading…" for the whole retry. The
- * page loads by itself when the lock goes; if the host gave up, a button reads it again.
+ * page loads by itself when the lock goes; if the host gave up, a button reads it again. A state.db replaced under the
+ * host (a restore) makes reads wait the same way for a moment; that is said as what it is, not as a lock.
  */
 export function LockedBanner() {
   const locks = useLocks((s) => s.locks)
@@ -12,33 +13,9 @@ export function LockedBanner() {
   if (!entries.length) return null
   return (
     <div className="banner banner-warn" role="status" data-testid="locked-banner">
-      {entries.map(([profile, lock]) => {
-        const whose =
-          profile === 'all' ? (
-            "A profile's session database"
-          ) : (
-            <>
-              The session database of profile <strong>{profile}</strong>
-            </>
-          )
-        return (
-          <div key={profile} data-testid="locked-profile" data-profile={profile} data-gave-up={lock.gaveUp}>
-            {lock.gaveUp && lock.waiting === 0 ? (
-              <>
-                {whose} (state.db) stayed locked by another program, and Caduceus stopped waiting for it.{' '}
-                <button className="small" data-testid="locked-retry" onClick={() => void retryLockedReads()}>
-                  Retry
-                </button>
-              </>
-            ) : (
-              <>
-                {whose} (state.db) is locked by another program. Retrying — this page loads by itself when that program
-                lets go.
-              </>
-            )}
-          </div>
-        )
-      })}
+      {entries.map(([profile, lock]) => (
+        <LockedProfileLine key={profile} profile={profile} lock={lock} />
+      ))}
     </div>
   )
 }

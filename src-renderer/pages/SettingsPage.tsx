@@ -7,6 +7,7 @@ import { Dialog } from '../components/Dialog'
 import { useApp } from '../stores/app'
 import { saveSettings, useProfileSettings, useSettings } from '../stores/settings'
 import { PriceOverrides } from './settings/PriceOverrides'
+import { compressionText } from '../lib/compression-text'
 
 const STORAGE: Record<ProfileSettings['apiKeyStorage'], string> = {
   safe_storage: 'stored in the OS keychain',
@@ -52,6 +53,7 @@ function SettingsForm({ s }: { s: ProfileSettings }) {
   })
   const [key, setKey] = useState('')
   const [confirmRemove, setConfirmRemove] = useState(false)
+  const compression = compressionText(s.compression)
   const dirty =
     key !== '' ||
     form.provider !== s.provider ||
@@ -137,9 +139,10 @@ function SettingsForm({ s }: { s: ProfileSettings }) {
           <code>display.busy_input_mode</code> in config.yaml, shared with upstream Hermes
         </span>
       </Field>
-      <div className="muted small">
-        Max iterations {s.maxIterations ?? 'unlimited'} · compression at {Math.round(s.compressionThreshold * 100)}% of
-        context
+      <div className="muted small" data-testid="settings-limits">
+        Max iterations {s.maxIterations ?? 'unlimited'} ·{' '}
+        <span data-testid="settings-compression">{compression.trigger}</span>
+        {compression.why && <span data-testid="settings-compression-why"> — {compression.why}</span>}
       </div>
       {fieldErrors._ && (
         <div className="err-text" role="alert">

@@ -1,3 +1,5 @@
+import { createElement } from 'react'
+import { renderToStaticMarkup } from 'react-dom/server'
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { ProfileProblem, SearchResult } from '@shared/contract'
 import { installFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
@@ -7,6 +9,7 @@ import { observe } from '../test-utils/query'
 import { setScope, useApp } from './app'
 import { resyncAfterReconnect, retryLockedReads, wireBridge } from './bridge'
 import { useLocks } from './locks'
+import { LockedProfileLine } from '../app/LockedProfileLine'
 import { requestQuery } from './server'
 import { useMemory } from './memory'
 import { sessionRows, watchSessions } from './sessions'
@@ -57,10 +60,15 @@ beforeEach(async () => {
 describe('a profile another program holds locked', () => {
   it('is named while its reads wait, then cleared; one that gave up is read again by Retry', async () => {
     const off = wireBridge(fake.api)
-    fake.emit('store.lockChanged', { profile: 'default', request: 'sessions.messages', state: 'waiting' })
-    fake.emit('store.lockChanged', { profile: 'default', request: 'costs.summary', state: 'waiting' })
-    expect(useLocks.getState().locks).toEqual({ default: { waiting: 2, gaveUp: false } })
-    fake.emit('store.lockChanged', { profile: 'default', request: 'costs.summary', state: 'cleared' })
+    fake.emit('store.lockChanged', {
+      profile: 'default',
+      request: 'sessions.messages',
+      state: 'waiting',
+      cause: 'locked'
+    })
+    fake.emit('store.lockChanged', { profile: 'default', request: 'costs.summary', state: 'waiting', cause: 'locked' })
+    expect(useLocks.getState().locks).toEqual({ default: { waiting: 2, gaveUp: false, replaced: false } })
+    fake.emit('store.lockChanged', { profile: 'default', request: 'costs.summary', state: 'cleared', cause: 'locked' })
     expect(useLocks.getState().locks).toEqual({})
 
     // the host gave up on the transcript's first page: an error, an empty window, and a retry by hand
@@ -68,10 +76,20 @@ describe('a profile another program holds locked', () => {
     fake.handlers['sessions.messages'] = () => {
       throw { code: 'unavailable', message: 'The session database is locked by another program' }
     }
-    fake.emit('store.lockChanged', { profile: 'default', request: 'sessions.messages', state: 'waiting' })
+    fake.emit('store.lockChanged', {
+      profile: 'default',
+      request: 'sessions.messages',
+      state: 'waiting',
+      cause: 'locked'
+    })
     await openTranscript('default', 's1')
-    fake.emit('store.lockChanged', { profile: 'default', request: 'sessions.messages', state: 'gave_up' })
-    expect(useLocks.getState().locks).toEqual({ default: { waiting: 0, gaveUp: true } })
+    fake.emit('store.lockChanged', {
+      profile: 'default',
+      request: 'sessions.messages',
+      state: 'gave_up',
+      cause: 'locked'
+    })
+    expect(useLocks.getState().locks).toEqual({ default: { waiting: 0, gaveUp: true, replaced: false } })
     expect(useTranscript.getState().error).toContain('locked by another program')
     fake.handlers['sessions.messages'] = messages
     await retryLockedReads()
@@ -79,6 +97,33 @@ describe('a profile another program holds locked', () => {
     expect(useLocks.getState().locks).toEqual({})
     expect(openWindow()!.ids).toEqual([1, 2])
     expect(useTranscript.getState().error).toBeNull()
+    off()
+  })
+})
+
+describe('a profile whose state.db was replaced (a restore)', () => {
+  it('is named as replaced and being reopened, not as locked, while its reads wait out the grace', () => {
+    const off = wireBridge(fake.api)
+    fake.emit('store.lockChanged', {
+      profile: 'default',
+      request: 'sessions.list',
+      state: 'waiting',
+      cause: 'replaced'
+    })
+    expect(useLocks.getState().locks).toEqual({ default: { waiting: 1, gaveUp: false, replaced: true } })
+    // the banner's line for it
+    const line = renderToStaticMarkup(
+      createElement(LockedProfileLine, { profile: 'default', lock: useLocks.getState().locks.default! })
+    )
+    expect(line).toContain('was replaced, as when a backup is restored over it, and is being reopened')
+    expect(line).not.toContain('locked by another program')
+    fake.emit('store.lockChanged', {
+      profile: 'default',
+      request: 'sessions.list',
+      state: 'cleared',
+      cause: 'replaced'
+    })
+    expect(useLocks.getState().locks).toEqual({})
     off()
   })
 })

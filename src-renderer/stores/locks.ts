@@ -8,19 +8,25 @@ export interface ProfileLock {
   waiting: number
   /** A read gave up on it (the lock outlasted the host's retry): the page needs a retry by hand. */
   gaveUp: boolean
+  /**
+   * What the last read that began to wait met: not another program's lock but its state.db replaced under the host (a
+   * backup restored over it), reopened once the old file's -wal/-shm are dealt with.
+   */
+  replaced: boolean
 }
 
 export const useLocks = create<{ locks: Record<string, ProfileLock> }>()(() => ({ locks: {} }))
 
-/** A read began or ended waiting on another program's lock (host event `store.lockChanged`). */
+/** A read began or ended waiting on another program's lock or a replaced state.db (host event `store.lockChanged`). */
 export function applyStoreLock(e: EventPayload<'store.lockChanged'>): void {
   useLocks.setState((s) => {
     const locks = { ...s.locks }
-    const was = locks[e.profile] ?? { waiting: 0, gaveUp: false }
-    if (e.state === 'waiting') locks[e.profile] = { waiting: was.waiting + 1, gaveUp: false }
+    const was = locks[e.profile] ?? { waiting: 0, gaveUp: false, replaced: false }
+    const replaced = e.cause === 'replaced'
+    if (e.state === 'waiting') locks[e.profile] = { waiting: was.waiting + 1, gaveUp: false, replaced }
     // a read answered after the wait: the lock is gone, whatever an earlier read gave up on
     else if (e.state === 'cleared') delete locks[e.profile]
-    else locks[e.profile] = { waiting: Math.max(0, was.waiting - 1), gaveUp: true }
+    else locks[e.profile] = { waiting: Math.max(0, was.waiting - 1), gaveUp: true, replaced }
     return { locks }
   })
 }

@@ -21,7 +21,14 @@ const settings = {
   apiKeySet: false,
   apiKeyStorage: 'none' as const,
   maxIterations: 20,
-  compressionThreshold: 0.8,
+  compression: {
+    enabled: true,
+    configuredThreshold: 0.8,
+    triggerTokens: 204_800,
+    contextWindow: 256_000,
+    maxTokens: null,
+    adjustments: []
+  },
   busyInputMode: 'interrupt' as const,
   demo: false
 }

@@ -28,7 +28,7 @@ function clean(s: ProfileSettings): ProfileSettings {
     apiKeySet,
     apiKeyStorage,
     maxIterations,
-    compressionThreshold,
+    compression,
     busyInputMode,
     demo,
     configError
@@ -42,7 +42,7 @@ function clean(s: ProfileSettings): ProfileSettings {
     apiKeySet,
     apiKeyStorage,
     maxIterations,
-    compressionThreshold,
+    compression,
     busyInputMode,
     demo,
     ...(configError ? { configError } : {})

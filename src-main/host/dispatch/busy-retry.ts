@@ -42,31 +42,39 @@ const lockedError = () =>
 
 /** What a read request waiting on another program's lock reports: it began to wait, the lock went, or it gave up. */
 export type LockWait = EventPayload<'store.lockChanged'>['state']
+/** What it waits for: another program's lock, or a state.db replaced under the store (reopened after a short grace). */
+export type LockCause = EventPayload<'store.lockChanged'>['cause']
+
+/** The store throws SQLITE_BUSY_SWAP while a replaced state.db's old -wal/-shm may still go (session-store.ts). */
+const causeOf = (busy: unknown): LockCause =>
+  (busy as { code?: unknown } | null)?.code === 'SQLITE_BUSY_SWAP' ? 'replaced' : 'locked'
 
 /**
  * Runs `fn`; a read request that meets SQLITE_BUSY is run again on the store's read retry (timers, jittered
  * 5 → 200 ms) for up to `budgetMs`. A write, or a read still locked at the end, is refused as locked. `onLock`
  * hears a read's wait as it starts (the first SQLITE_BUSY) and how it ended, so a page can say at once why it is
- * still loading instead of showing "Loading…" for the whole budget.
+ * still loading instead of showing "Loading…" for the whole budget, and why (`cause`: a lock, or a restore).
  */
 export async function withBusyRetry<T>(
   name: string,
   fn: () => Promise<T> | T,
   budgetMs = READ_RETRY_MS,
-  onLock?: (state: LockWait) => void
+  onLock?: (state: LockWait, cause: LockCause) => void
 ): Promise<T> {
   let waited = false
+  let cause: LockCause = 'locked'
   const tell = (state: LockWait) => {
     try {
-      onLock?.(state)
+      onLock?.(state, cause)
     } catch {
       // a listener's failure is no reason to fail the read
     }
   }
   try {
     const out = READ_REQUESTS.has(name)
-      ? await readRetrying(fn, budgetMs, () => {
+      ? await readRetrying(fn, budgetMs, (busy) => {
           waited = true
+          cause = causeOf(busy)
           tell('waiting')
         })
       : await fn()

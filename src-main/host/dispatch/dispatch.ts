@@ -10,7 +10,7 @@ import {
 import { redact, redactDeep, type SecretMask } from '../../secrets'
 import { describeError } from '../log'
 import type { Logger } from '@shared/contract/log'
-import { withBusyRetry, type LockWait } from './busy-retry'
+import { withBusyRetry, type LockCause, type LockWait } from './busy-retry'
 import { parseOnce } from './input-memo'
 
 /**
@@ -48,7 +48,7 @@ export function createDispatcher(
     /** The host's mask for the errors it answers with; without one (tests), the process's last resort. */
     mask?: SecretMask
     /** A read request began or ended waiting on another program's lock on the profile it names ('all': several). */
-    onLock?: (e: { profile: string; request: string; state: LockWait }) => void
+    onLock?: (e: { profile: string; request: string; state: LockWait; cause: LockCause }) => void
   } = {}
 ): Dispatcher {
   const mask: Pick<SecretMask, 'redact' | 'redactDeep'> = opts.mask ?? { redact, redactDeep }
@@ -73,7 +73,7 @@ export function createDispatcher(
           key,
           () => handler(parsed.data),
           undefined,
-          onLock && ((state) => onLock({ profile, request: key, state }))
+          onLock && ((state, cause) => onLock({ profile, request: key, state, cause }))
         )
         if (opts.validateOutput) {
           const checked = spec.output.safeParse(output)

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadConfig, resolveRuntime } from '../../config'
+import { loadConfig, readSettings, resolveRuntime } from '../../config'
 import { startScriptedProvider } from '../../agent/scripted/server'
 import { isSummaryCall } from '../../agent/test-fixtures/kit'
 import { EnvFileVault } from '../../secrets'
@@ -146,6 +146,12 @@ describe('compression settings, as upstream resolves them', () => {
         })
         // the trigger: the fraction (0.75 floor under 512K) of the window less max_tokens, never under 64K tokens
         expect(Math.round(got.threshold * got.contextLength)).toBe(c.thresholdTokens)
+        // and the Settings page says that trigger, not the configured share
+        expect(readSettings(home, { vault: new EnvFileVault() }).compression).toMatchObject({
+          enabled: c.enabled,
+          triggerTokens: c.thresholdTokens,
+          contextWindow: c.contextLength
+        })
       } finally {
         store.close()
       }

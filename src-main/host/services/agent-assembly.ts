@@ -7,9 +7,8 @@
  * transcript nor a cron prompt ever lands in the user's memory; `on_delegation` reaches the parent's.
  */
 import { createAgent, resolveCompression, ToolRegistry, type Agent, type ToolDefinition } from '../../agent'
-import { agentSettings, isPlainObject, type RawConfig, type ResolvedRuntime } from '../../config'
+import { agentSettings, loadConfig, type RawConfig, type ResolvedRuntime } from '../../config'
 import { providerLimitSettings, providerReadTimeout } from './provider-limits'
-import { compressionFromConfig } from './compression-settings'
 import { createDelegateTool, LEAF_DENIED_TOOLS, type DelegateDeps } from '../../delegation'
 import { buildMemoryManagerForAgent, memoryToolDefinitions, type MemoryActivityHub } from '../../memory'
 import type { SessionStore } from '../../store'
@@ -142,7 +141,6 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     add(createTerminalTool({ registry: deps.processes, cwd: input.cwd ?? terminal.cwd ?? home, conversationOf }))
     add(createProcessTool({ registry: deps.processes, conversationOf }))
   }
-  const compression = isPlainObject(config.compression) ? config.compression : {}
   const runtime = {
     ...agentRuntime(input.runtime, input.model, providerLimitSettings(config)),
     ...(input.baseUrlOverride ? { baseUrl: input.baseUrlOverride } : {})
@@ -170,9 +168,15 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     source: input.source,
     platform,
     memoryNudgeInterval: memory?.nudgeInterval ?? 0,
-    compression: resolveCompression(
-      compressionFromConfig(compression, input.runtime.contextWindow, input.runtime.maxTokens)
-    ),
+    // read at each turn's end, as upstream reads it; a cron run gets none (turn-explainer.ts says why)
+    turnExplainer: () =>
+      input.source === 'cron'
+        ? 'cron'
+        : agentSettings(loadConfig(home).raw, { ...process.env, ...input.secrets }).turnExplainer
+          ? 'on'
+          : 'off',
+    // config.yaml's compression as upstream applies it to this window (config/compression.ts; the Settings page shows it)
+    compression: resolveCompression(input.runtime.compression),
     log: deps.log
   })
   agent.startupNotices.push(...timeout.warnings)

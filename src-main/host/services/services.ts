@@ -86,7 +86,7 @@ export function createStoreServices(opts: {
     (profile) => {
       if (stores.has(profile)) stores.get(profile).sessionCount()
     },
-    (profile) => bus.emit('store.lockChanged', { profile, request: 'lockedOut', state: 'cleared' })
+    (profile) => bus.emit('store.lockChanged', { profile, request: 'lockedOut', state: 'cleared', cause: 'locked' })
   )
   const watchers = new Map<string, SessionWatcher>()
   const lockRetries = new Set<NodeJS.Timeout>()
