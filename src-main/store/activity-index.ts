@@ -374,6 +374,15 @@ export function activityEpoch(db: Database.Database): number {
 }
 
 /**
+ * Where `db`'s index stood when last made current: data_version and this connection's changes, its own index writes
+ * counted in (null before it is built). Unchanged, nobody has committed since (list-kept.ts).
+ */
+export function activityMark(db: Database.Database): readonly [number, number] | null {
+  const st = states.get(db)
+  return st ? [st.dataVersion, st.changes] : null
+}
+
+/**
  * The watcher's path (watcher.ts, on every commit it sees): catches `db`'s index up now, off the request path.
  * Only an index a list already built is advanced — a home nobody listed is never scanned from here — and never
  * inside an open transaction on `db`.

@@ -25,7 +25,7 @@ import type { SessionSummary } from '@shared/contract'
 import type { WalMark } from './wal-pages'
 import { rowsViaJson } from './json-rows'
 import { stmt } from './stmt-cache'
-import { activityEpoch } from './activity-index'
+import { activityEpoch, activityMark } from './activity-index'
 import { OWN_SELECT, PREVIEWS_BY_ID, ROUTES_BY_ID } from './read-summary'
 
 /** What a page showed for one session, and what it was read from. */
@@ -45,24 +45,45 @@ export interface KeptRow {
   routes: string | null
 }
 
-interface Kept {
+/** A walked session: its id, activity and start (the list's keyset). */
+export type Walked = [id: string, act: number, started: number]
+
+/** The default first page's plan, as its last request had it: what the watcher reads ahead for. */
+export interface KeptPlan {
+  profile: string
+  activity: string
+  where: string[]
+  args: unknown[]
+  limit: number
+}
+
+export interface Kept {
   markOf: () => WalMark | null
+  /** The WAL mark the rows are current at (null: none yet) */
   tag: WalMark | null
+  /** The list index's mark (activity-index.ts activityMark) when the rows were last found current at `tag` */
+  version: readonly [number, number] | null
   epoch: number
   rows: Map<string, KeptRow>
+  plan: KeptPlan | null
+  /** The first walk from the top at `version` (`size` rows asked) */
+  walk: { version: readonly [number, number]; size: number; rows: Walked[] } | null
 }
 const kept = new WeakMap<Database.Database, Kept>()
 
-/** Pages the kept rows answered and sessions read from the file for them, per connection (tests, the bench). */
+/**
+ * Pages the kept rows answered, and sessions read from the file for them — by those pages or ahead of them by the
+ * watcher — per connection (tests, the bench).
+ */
 export interface KeptStats {
   pages: number
   read: number
 }
 const stats = new WeakMap<Database.Database, KeptStats>()
 export const keptStats = (db: Database.Database): KeptStats => stats.get(db) ?? { pages: 0, read: 0 }
-export function countKept(db: Database.Database, read: number): void {
+export function countKept(db: Database.Database, pages: number, read: number): void {
   const s = stats.get(db) ?? { pages: 0, read: 0 }
-  s.pages++
+  s.pages += pages
   s.read += read
   stats.set(db, s)
 }
@@ -83,7 +104,7 @@ const within = (m: WalMark, from: WalMark, to: WalMark) =>
  * the file's mark now. Replaces whatever was kept (another file).
  */
 export function keepListRows(db: Database.Database, markOf: () => WalMark | null, tag: WalMark | null): void {
-  kept.set(db, { markOf, tag, epoch: activityEpoch(db), rows: new Map() })
+  kept.set(db, { markOf, tag, version: null, epoch: activityEpoch(db), rows: new Map(), plan: null, walk: null })
 }
 
 export function releaseListRows(db: Database.Database): void {
@@ -116,6 +137,8 @@ export function keptRowsCommitted(
 ): void {
   const k = kept.get(db)
   if (!k) return
+  k.version = null
+  k.walk = null
   if (!to || !from || !rowids || !k.tag || !within(k.tag, from, to) || db.inTransaction) {
     k.rows.clear()
     k.tag = to
@@ -194,21 +217,42 @@ const sameValues = (a: readonly unknown[], b: readonly unknown[]) => {
 }
 
 /**
- * The rows kept for `db`, when they are current with its file now (null: read the page from the file). Rows deleted
- * since they were read (the activity index's epoch moved) empty them first.
+ * What is kept for `db`, when it is current with the file now (null: read the page from the file). Nobody committed
+ * since: the list index's mark (data_version and this connection's changes, read by the list's refreshActivity just
+ * before) is the one the rows were found current at — else the file's WAL mark is still the rows' own, and that
+ * index mark is taken for the next request. Rows deleted since they were read (the index's epoch moved) go first.
  */
-export function currentKept(db: Database.Database): Map<string, KeptRow> | null {
+export function currentKept(db: Database.Database): Kept | null {
   const k = kept.get(db)
   if (!k || !k.tag) return null
-  const now = k.markOf()
-  if (!now || !sameMark(now, k.tag)) return null
+  const version = activityMark(db)
+  if (!version) return null
+  if (!k.version || k.version[0] !== version[0] || k.version[1] !== version[1]) {
+    const now = k.markOf()
+    if (!now || !sameMark(now, k.tag)) return null
+    k.version = version
+    k.walk = null
+  }
   const epoch = activityEpoch(db)
   if (epoch !== k.epoch) {
     k.rows.clear()
     k.epoch = epoch
   }
-  return k.rows
+  return k
 }
+
+/**
+ * The watcher read ahead for the commits it applied: the index's mark now stands for the rows when no commit came
+ * after `tag` (the WAL's mark is still it, read after the index's).
+ */
+export function sealKept(db: Database.Database, k: Kept): void {
+  const version = activityMark(db)
+  const now = k.markOf()
+  k.version = version && now && k.tag && sameMark(now, k.tag) ? version : null
+}
+
+/** What is kept for `db`, current or not (the watcher's read-ahead). */
+export const keptFor = (db: Database.Database): Kept | undefined => kept.get(db)
 
 /** Keeps the store small: past MAX_KEPT rows, only those the last walk met stay. */
 export function trimKept(rows: Map<string, KeptRow>, walked: ReadonlySet<string>): void {

@@ -11,10 +11,18 @@ import { chainPathSql } from './sql'
 import { notePreviewSources } from './activity-index'
 import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, ownOf, pageRow, toSummary, walkStart, type PageValues } from './read-summary'
 import { rowsViaJson } from './json-rows'
-import { countKept, currentKept, trimKept, type KeptRow } from './list-kept'
-
-/** A walked session: its id, activity and start (the list's keyset). */
-export type Walked = [id: string, act: number, started: number]
+import { activityMark } from './activity-index'
+import {
+  countKept,
+  currentKept,
+  keptFor,
+  sealKept,
+  trimKept,
+  type Kept,
+  type KeptPlan,
+  type KeptRow,
+  type Walked
+} from './list-kept'
 
 /** The default list's filters over the walk's row `a` and the session `s`, and their values. */
 export interface PlainPlan {
@@ -33,8 +41,10 @@ export function keptFirstPage(
   activity: string,
   plan: PlainPlan
 ): { items: SessionSummary[]; next: Walked | null } | null {
-  const rows = currentKept(db)
-  if (!rows) return null
+  const k = currentKept(db)
+  if (!k) return null
+  k.plan = { profile, activity, where: plan.where, args: plan.args, limit: plan.limit }
+  const rows = k.rows
   const items: SessionSummary[] = []
   const walked = new Set<string>()
   const batch = plan.limit + 1 + WALK_EXTRA
@@ -43,14 +53,8 @@ export function keptFirstPage(
   let more = false
   let read = 0
   for (;;) {
-    const walk = walkFrom(db, activity, after, batch)
-    const missing: Walked[] = []
-    for (const w of walk) {
-      const r = rows.get(w[0])
-      if (!r || r.act !== w[1] || r.started !== w[2]) missing.push(w)
-    }
-    if (missing.length) readRows(db, profile, activity, plan, rows, missing)
-    read += missing.length
+    const walk: Walked[] = after ? walkFrom(db, activity, after, batch) : firstWalk(db, k, activity, batch)
+    read += readMissing(db, k.plan, rows, walk)
     for (const w of walk) {
       walked.add(w[0])
       const summary = rows.get(w[0])?.summary
@@ -66,8 +70,48 @@ export function keptFirstPage(
     after = walk[walk.length - 1]!
   }
   trimKept(rows, walked)
-  countKept(db, read)
+  countKept(db, 1, read)
   return { items, next: more ? last : null }
+}
+
+/**
+ * The watcher's read-ahead, once it has applied a commit to what is kept and caught the list index up (watcher.ts):
+ * the first walk and the rows it meets that the commit touched, read now — off the request that the change event
+ * brings — for the plan the last page had. Best effort: what it could not read, the request reads.
+ */
+export function readAheadKept(db: Database.Database): void {
+  const k = keptFor(db)
+  if (!k?.plan || !k.tag) return
+  try {
+    const walk = firstWalk(db, k, k.plan.activity, k.plan.limit + 1 + WALK_EXTRA, true)
+    countKept(db, 0, readMissing(db, k.plan, k.rows, walk))
+    if (k.walk) k.walk.version = activityMark(db) ?? k.walk.version // its own index writes (previews found) are in it
+    sealKept(db, k)
+  } catch {
+    k.version = null
+  }
+}
+
+/** The walk's first `n` rows, as kept for the index's mark now, else read (and kept). */
+function firstWalk(db: Database.Database, k: Kept, activity: string, n: number, fresh = false): Walked[] {
+  const version = activityMark(db)
+  const w = k.walk
+  if (!fresh && w && version && w.size === n && w.version[0] === version[0] && w.version[1] === version[1])
+    return w.rows
+  const rows = walkFrom(db, activity, null, n)
+  k.walk = version ? { version, size: n, rows } : null
+  return rows
+}
+
+/** Reads the walked sessions with nothing current kept; returns how many. */
+function readMissing(db: Database.Database, plan: KeptPlan, rows: Map<string, KeptRow>, walk: Walked[]): number {
+  const missing: Walked[] = []
+  for (const w of walk) {
+    const r = rows.get(w[0])
+    if (!r || r.act !== w[1] || r.started !== w[2]) missing.push(w)
+  }
+  if (missing.length) readRows(db, plan.profile, plan.activity, plan, rows, missing)
+  return missing.length
 }
 
 const walkSqls = new Map<string, string>()
@@ -116,7 +160,7 @@ function readRows(
   db: Database.Database,
   profile: string,
   activity: string,
-  plan: PlainPlan,
+  plan: Pick<KeptPlan, 'where' | 'args'>,
   rows: Map<string, KeptRow>,
   ids: Walked[]
 ): void {

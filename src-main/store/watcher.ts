@@ -24,6 +24,7 @@ import { advanceActivity } from './activity-index'
 import { VisiblePrints } from './watcher-prints'
 import { rowidsWritten, walMark, WalFiles, type WalMark } from './wal-pages'
 import { keepListRows, keptRowsCommitted, releaseListRows } from './list-kept'
+import { readAheadKept } from './read-list-kept'
 import type { asyncDelegations, messages } from './schema'
 import { errorMessage } from '@shared/contract/errors'
 
@@ -379,6 +380,7 @@ export class SessionWatcher {
     const changed = this.followFile() ?? this.committed()
     if (changed === null) return []
     this.advanceList()
+    if (this.keptDb) readAheadKept(this.keptDb)
     if (changed.length) {
       this.stats.emits++
       try {
