@@ -8,8 +8,6 @@ import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionStore, SessionWatcher } from './index'
-import { sqliteOf } from './session-store'
-import { keptStats } from './list-kept'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { olderAndNewerV21Home } from './test-fixtures/homes'
 
@@ -48,7 +46,7 @@ const LIMIT = 5
 const page = () => store.listSessions({ limit: LIMIT })
 /** The same page read from the file by the full statement (a bound every session's activity passes). */
 const fromFile = () => store.listSessions({ limit: LIMIT, from: -1e15 })
-const stats = () => ({ ...keptStats(sqliteOf(store)) })
+const stats = () => watcher.listRows
 
 /**
  * Another connection's write, seen by the watcher; then the page is the kept rows' and reads as the file does. `read`:

@@ -66,26 +66,18 @@ export interface Kept {
   epoch: number
   rows: Map<string, KeptRow>
   plan: KeptPlan | null
+  /** Pages these rows answered, and sessions read from the file for them (SessionWatcher.listRows) */
+  pages: number
+  read: number
   /** The first walk from the top at `version` (`size` rows asked) */
   walk: { version: readonly [number, number]; size: number; rows: Walked[] } | null
 }
 const kept = new WeakMap<Database.Database, Kept>()
 
-/**
- * Pages the kept rows answered, and sessions read from the file for them — by those pages or ahead of them by the
- * watcher — per connection (tests, the bench).
- */
-export interface KeptStats {
-  pages: number
-  read: number
-}
-const stats = new WeakMap<Database.Database, KeptStats>()
-export const keptStats = (db: Database.Database): KeptStats => stats.get(db) ?? { pages: 0, read: 0 }
-export function countKept(db: Database.Database, pages: number, read: number): void {
-  const s = stats.get(db) ?? { pages: 0, read: 0 }
-  s.pages += pages
-  s.read += read
-  stats.set(db, s)
+/** Counts a page the kept rows answered (`pages`), and sessions read from the file for it, by it or ahead of it. */
+export function countKept(k: Kept, pages: number, read: number): void {
+  k.pages += pages
+  k.read += read
 }
 
 /** Rows kept past this many (sessions that left the top of the list) are dropped but for those the last page walked. */
@@ -104,7 +96,17 @@ const within = (m: WalMark, from: WalMark, to: WalMark) =>
  * the file's mark now. Replaces whatever was kept (another file).
  */
 export function keepListRows(db: Database.Database, markOf: () => WalMark | null, tag: WalMark | null): void {
-  kept.set(db, { markOf, tag, version: null, epoch: activityEpoch(db), rows: new Map(), plan: null, walk: null })
+  kept.set(db, {
+    markOf,
+    tag,
+    version: null,
+    epoch: activityEpoch(db),
+    rows: new Map(),
+    plan: null,
+    walk: null,
+    pages: 0,
+    read: 0
+  })
 }
 
 export function releaseListRows(db: Database.Database): void {

@@ -70,7 +70,7 @@ export function keptFirstPage(
     after = walk[walk.length - 1]!
   }
   trimKept(rows, walked)
-  countKept(db, 1, read)
+  countKept(k, 1, read)
   return { items, next: more ? last : null }
 }
 
@@ -84,11 +84,11 @@ export function readAheadKept(db: Database.Database): void {
   if (!k?.plan || !k.tag) return
   try {
     const walk = firstWalk(db, k, k.plan.activity, k.plan.limit + 1 + WALK_EXTRA, true)
-    countKept(db, 0, readMissing(db, k.plan, k.rows, walk))
+    countKept(k, 0, readMissing(db, k.plan, k.rows, walk))
     if (k.walk) k.walk.version = activityMark(db) ?? k.walk.version // its own index writes (previews found) are in it
     sealKept(db, k)
   } catch {
-    k.version = null
+    k.version = null // not vouched for: the next request checks the WAL's mark itself, and reads what is missing
   }
 }
 

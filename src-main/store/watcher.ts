@@ -23,7 +23,7 @@ import { fileAt, type FileChange } from './open'
 import { advanceActivity } from './activity-index'
 import { VisiblePrints } from './watcher-prints'
 import { rowidsWritten, walMark, WalFiles, type WalMark } from './wal-pages'
-import { keepListRows, keptRowsCommitted, releaseListRows } from './list-kept'
+import { keepListRows, keptFor, keptRowsCommitted, releaseListRows } from './list-kept'
 import { readAheadKept } from './read-list-kept'
 import type { asyncDelegations, messages } from './schema'
 import { errorMessage } from '@shared/contract/errors'
@@ -371,6 +371,15 @@ export class SessionWatcher {
   async flush(): Promise<void> {
     while (this.window) await new Promise((r) => setTimeout(r, this.coalesceMs))
     this.check()
+  }
+
+  /**
+   * The list's rows this watcher keeps current (list-kept.ts): pages they answered since this file was opened, and
+   * sessions read from the file for them, ahead of a page or by it.
+   */
+  get listRows(): { pages: number; read: number } {
+    const k = this.keptDb ? keptFor(this.keptDb) : undefined
+    return { pages: k?.pages ?? 0, read: k?.read ?? 0 }
   }
 
   /** Returns the changed ids it emitted ([] when nothing visible changed). */
