@@ -19,6 +19,17 @@ export const normalSkills = (skills: readonly string[] = []) => [
   ...new Set(skills.map((s) => String(s).trim()).filter(Boolean))
 ]
 
+/**
+ * The skills a stored job loads, as upstream's readers (its list, due scan and update) take them: its `skills` list
+ * (a lone text is one skill), else an older writer's single `skill`; trimmed, blanks dropped, each once. The one
+ * reader of a job's skills here: the list and the Cron page, a run's prompt, and an edit's result all read it.
+ */
+export function jobSkills(job: Record<string, unknown>): string[] {
+  const v = job.skills ?? (job.skill ? [job.skill] : [])
+  const items: unknown[] = Array.isArray(v) ? v : typeof v === 'string' ? [v] : []
+  return normalSkills(items.map((s) => (s ? String(s) : '')))
+}
+
 /** A real path where it exists, else the path resolved (as Python's non-strict resolve()). */
 const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p))
 

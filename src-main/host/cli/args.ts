@@ -1,16 +1,4 @@
 import { PRUNE_FILTER_FLAGS, PRUNE_TIME_FLAGS } from './prune-flags'
-import { UsageError } from './run-args'
-
-/**
- * `hermes cron edit` flags for the job fields Caduceus runs (job-prompt.ts, run-job.ts) but cannot change from its
- * CLI: refused with the way to set them rather than as unknown flags. (`cron create` takes upstream's own.)
- */
-const UPSTREAM_CRON_FIELDS = new Map([
-  ['--add-skill', 'skills'],
-  ['--remove-skill', 'skills'],
-  ['--clear-skills', 'skills'],
-  ['--agent', 'no-agent mode']
-])
 
 /** Flags shared by `npm start`, Electron and `caduceus serve`. */
 export interface HostArgs {
@@ -35,8 +23,20 @@ export interface HostArgs {
   deliver?: string
   /** serve: `--allow-host NAME`, each time it is given (a reverse proxy's name; checked by serve). */
   allowHosts?: string[]
-  /** `cron create --skill S (repeatable) --script PATH --no-agent --workdir DIR`, as `hermes cron create` takes them. */
-  cronJob?: { skills?: string[]; script?: string; noAgent?: boolean; workdir?: string }
+  /**
+   * `cron create|edit --skill S (repeatable) --script PATH --no-agent --workdir DIR`, and edit's `--add-skill S`,
+   * `--remove-skill S` (both repeatable), `--clear-skills` and `--agent` (noAgent false; of the two, the last given
+   * wins), as `hermes cron create|edit` take them.
+   */
+  cronJob?: {
+    skills?: string[]
+    addSkills?: string[]
+    removeSkills?: string[]
+    clearSkills?: boolean
+    script?: string
+    noAgent?: boolean
+    workdir?: string
+  }
   /** serve: replace the stored headless token (signs open tabs out). */
   rotateToken: boolean
   /** `cron list --all`: disabled (paused, finished) jobs too, as `hermes cron list --all`. */
@@ -223,8 +223,20 @@ export function parseArgs(argv: string[]): HostArgs {
       case '--script':
         out.cronJob = { ...out.cronJob, script: value() }
         break
+      case '--add-skill':
+        out.cronJob = { ...out.cronJob, addSkills: [...(out.cronJob?.addSkills ?? []), value()] }
+        break
+      case '--remove-skill':
+        out.cronJob = { ...out.cronJob, removeSkills: [...(out.cronJob?.removeSkills ?? []), value()] }
+        break
+      case '--clear-skills':
+        out.cronJob = { ...out.cronJob, clearSkills: true }
+        break
       case '--no-agent':
         out.cronJob = { ...out.cronJob, noAgent: true }
+        break
+      case '--agent':
+        out.cronJob = { ...out.cronJob, noAgent: false }
         break
       case '--workdir':
         out.cronJob = { ...out.cronJob, workdir: value() }
@@ -244,10 +256,6 @@ export function parseArgs(argv: string[]): HostArgs {
       case '--accept-hooks':
         break
       default:
-        if (UPSTREAM_CRON_FIELDS.has(flag))
-          throw new UsageError(
-            `${flag}: caduceus cron cannot set a job's ${UPSTREAM_CRON_FIELDS.get(flag)}; set it with \`hermes cron create|edit ${flag}\` (Caduceus runs the job with it as stored)`
-          )
         if (PRUNE_VALUE_FLAGS.has(flag)) {
           out.prune = { ...out.prune, [flag.slice(2)]: value() }
           break

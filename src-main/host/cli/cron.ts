@@ -46,7 +46,7 @@ export async function cron(args: HostArgs): Promise<number> {
   try {
     const { profile, home } = profileHome(args)
     if (args.cronJob && !['create', 'add', 'edit'].includes(sub ?? ''))
-      throw new UsageError('--skill, --script, --no-agent and --workdir belong to cron create')
+      throw new UsageError('--skill, --script, --no-agent and --workdir belong to cron create and cron edit')
     switch (sub) {
       case undefined: // `hermes cron` alone lists, as `cron list`
       case 'list': {
@@ -61,6 +61,12 @@ export async function cron(args: HostArgs): Promise<number> {
         // PROMPT may be left out, as upstream's: a job of skills, or a script with --no-agent (createJob says which)
         if (!a) throw new UsageError('cron create needs SCHEDULE (and PROMPT, unless --skill or --script --no-agent)')
         if (args.positionals.length > 4) throw new UsageError(`unexpected argument '${args.positionals[4]}'`)
+        const { addSkills, removeSkills, clearSkills, noAgent } = args.cronJob ?? {}
+        // edit's own flags, refused as upstream's create parser refuses them
+        if (addSkills || removeSkills || clearSkills || noAgent === false)
+          throw new UsageError(
+            '--add-skill, --remove-skill, --clear-skills and --agent belong to cron edit (cron create takes --skill and --no-agent)'
+          )
         const job = await createJob(home, {
           schedule: a,
           prompt: b ?? '',
@@ -79,12 +85,8 @@ export async function cron(args: HostArgs): Promise<number> {
       }
       case 'edit': {
         if (!a) throw new UsageError('cron edit needs a job id')
-        if (args.cronJob)
-          throw new UsageError(
-            "caduceus cron edit cannot change a job's skills, script, no-agent mode or working folder; set them with " +
-              '`hermes cron edit` (Caduceus runs the job with them as stored)'
-          )
-        // As `hermes cron edit`: a new schedule schedules a job that is not paused again (a finished one too).
+        // As `hermes cron edit`: a new schedule schedules a job that is not paused again (a finished one too); the
+        // skill, script, mode and folder flags change those as its edit does (jobs.ts editJob).
         const job = await editJob(
           home,
           a,
@@ -94,7 +96,8 @@ export async function cron(args: HostArgs): Promise<number> {
             name: args.name,
             repeat: args.repeat,
             model: args.model,
-            deliver: args.deliver
+            deliver: args.deliver,
+            ...args.cronJob
           },
           'rearm'
         )
