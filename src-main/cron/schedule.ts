@@ -201,29 +201,72 @@ export function nextRunAfter(
     const parsed = cronParserExpr(s.expr)
     if (!parsed) return null
     try {
-      const next = (from: number) =>
-        CronExpressionParser.parse(parsed.expr, {
-          currentDate: new Date(from),
-          ...(opts.timeZone ? { tz: opts.timeZone } : {})
-        })
-          .next()
-          .getTime()
-      let at = next(afterMs)
-      // croniter's year field: a time in a year it does not name moves on to the next year it names.
-      for (let hops = 0; parsed.years && hops < 200; hops++) {
-        const year = Number(wallFields(at, opts.timeZone).y)
-        if (parsed.years.includes(year)) break
-        const later = parsed.years.find((y) => y > year)
-        if (later === undefined) return null
-        at = next(zonedWallTime(`${later}-01-01T00:00`, opts.timeZone).ms - 1000)
-      }
-      if (parsed.years && !parsed.years.includes(Number(wallFields(at, opts.timeZone).y))) return null
-      return isoWithOffset(at, opts.timeZone)
+      const at = nextCronTime(parsed, afterMs, opts.timeZone)
+      return at === null ? null : isoWithOffset(at, opts.timeZone)
     } catch {
       return null // cron-parser finds no next run (a date that never comes): the job has none
     }
   }
   return null
+}
+
+const DAY_MS = 86_400_000
+/** Enough wall times to pass any daylight-saving change (at most a few hours); a bound, never reached in practice. */
+const MAX_WALL_STEPS = 2000
+
+/**
+ * The first instant after `afterMs` the expression names on the zone's wall clock. cron-parser reads the fields over
+ * wall time with no zone at all (UTC); each wall time it names is then placed in the zone here, as Python's zoneinfo
+ * places it (zonedWallTime): a time the clock skips runs at the instant it names with the offset from before (New
+ * York's 02:30 on the spring change is 03:30 EDT, as upstream stores it: 02:30-05:00), once per skipped stretch
+ * (none once a later wall time has run); a time the clock repeats runs at its first occurrence, and at the second
+ * too for an hour field of `*` (every hour: each real hour runs). cron-parser's own zone arithmetic stopped finding
+ * times in Lord Howe's half-hour fall-back, skipped Nuuk's 23:30 that the spring change skips and ran Troll's 02:15
+ * twice in its two-hour fall-back. croniter's seventh field (the year) is matched on the wall time's year.
+ */
+function nextCronTime(
+  parsed: NonNullable<ReturnType<typeof cronParserExpr>>,
+  afterMs: number,
+  timeZone: string | undefined
+): number | null {
+  const offset = (ms: number) => offsetAt(ms, timeZone) * 60_000
+  const offsets = (ms: number) => [offset(ms - DAY_MS), offset(ms), offset(ms + DAY_MS)]
+  const afterOffset = offset(afterMs)
+  const afterWall = afterMs + afterOffset
+  // Wall times from a little before `after`'s own: a repeated time's second occurrence is later than `after` though
+  // its wall time is not.
+  const from = (ms: number) => CronExpressionParser.parse(parsed.expr, { currentDate: new Date(ms), tz: 'UTC' })
+  let walls = from(afterWall - Math.max(0, afterOffset - Math.min(...offsets(afterMs))))
+  let best = Infinity
+  for (let step = 0; step < MAX_WALL_STEPS; step++) {
+    let wall: number
+    try {
+      wall = walls.next().getTime()
+    } catch {
+      break // no later time at all
+    }
+    const near = offsets(wall)
+    // no later wall time can name an instant before the best found
+    if (wall - Math.max(...near) > best) break
+    const year = new Date(wall).getUTCFullYear()
+    if (parsed.years && !parsed.years.includes(year)) {
+      const later = parsed.years.find((y) => y > year)
+      if (later === undefined) break
+      walls = from(Date.UTC(later, 0, 1) - 1000)
+      continue
+    }
+    // the offsets in effect near that wall time that read it back: none in a skipped stretch, two in a repeated one
+    const fits = [...new Set(near)].filter((o) => offset(wall - o) === o)
+    const instants = !fits.length
+      ? wall > afterWall
+        ? [wall - near[0]!]
+        : []
+      : fits.length > 1 && parsed.everyHour
+        ? [wall - Math.max(...fits), wall - Math.min(...fits)]
+        : [wall - Math.max(...fits)]
+    for (const at of instants) if (at > afterMs && at < best) best = at
+  }
+  return best === Infinity ? null : best
 }
 
 /** The next `count` run times of a schedule string, for the Cron page's preview. */
@@ -247,21 +290,35 @@ export function previewRuns(
   return { schedule, runs }
 }
 
+/**
+ * One formatter per named zone: making one costs far more than using it, and a cron time asks for several. The
+ * machine's zone (none named) gets a fresh one each time, so a change of TZ in the process is read.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>()
+function formatterFor(timeZone: string | undefined): Intl.DateTimeFormat {
+  let f = timeZone === undefined ? undefined : formatters.get(timeZone)
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit'
+    })
+    if (timeZone !== undefined) formatters.set(timeZone, f)
+  }
+  return f
+}
+
 /** The wall-clock fields (two-digit strings, year four) of the instant `ms` in `timeZone` (this machine's when unset). */
 export function wallFields(
   ms: number,
   timeZone: string | undefined
 ): Record<'y' | 'mo' | 'd' | 'h' | 'mi' | 's', string> {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit'
-  }).formatToParts(new Date(ms))
+  const parts = formatterFor(timeZone).formatToParts(new Date(ms))
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '00'
   return { y: get('year'), mo: get('month'), d: get('day'), h: get('hour'), mi: get('minute'), s: get('second') }
 }
