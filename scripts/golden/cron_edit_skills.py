@@ -88,6 +88,7 @@ CASES = [
     ("script escaping scripts/", "plain", ["--script", "../config.yaml"]),
     ("workdir", "plain", ["--workdir", "<DIR>"]),
     ("workdir cleared", "plain", ["--workdir", "<DIR>", "--workdir", ""]),
+    ("nothing to change", "legacy", []),
 ]
 
 
