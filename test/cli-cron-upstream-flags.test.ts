@@ -198,3 +198,41 @@ describe('cron create with upstream’s job flags', () => {
     expect(got).toEqual(c.job)
   })
 })
+
+// `cron edit --skill --add-skill --remove-skill --clear-skills --agent --no-agent --script --workdir`, case for case as
+// upstream's own `hermes cron edit` edited the same jobs.json (scripts/golden/cron_edit_skills.py →
+// test/fixtures/upstream/cron-edit): the same edits refused, and the edited job holding what upstream's edit wrote —
+// every field, in the file's order (a legacy `skill` job gains `skills` after its own fields, as upstream's does).
+// These flags were refused before ("set it with hermes cron edit").
+describe('cron edit with upstream’s skill and mode flags', () => {
+  const gold = join(repo, 'test/fixtures/upstream/cron-edit')
+  const E = JSON.parse(readFileSync(join(gold, 'cases.json'), 'utf8')) as {
+    jobs: Record<string, string>
+    cases: Array<{ name: string; job: string; argv: string[]; refused: boolean; after?: Record<string, unknown> }>
+  }
+  it.each(E.cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const tmp = mkdtempSync(join(tmpdir(), 'cad-cron-edit-'))
+    made.push(tmp)
+    const h = join(tmp, 'home')
+    cpSync(join(gold, 'home'), h, { recursive: true })
+    mkdirSync(join(tmp, 'work'))
+    const file = join(h, 'cron', 'jobs.json')
+    const before = readFileSync(file, 'utf8')
+    const r = await cli(h, 'cron', 'edit', E.jobs[c.job]!, ...c.argv.map((a) => a.replace('<DIR>', join(tmp, 'work'))))
+    if (c.refused) {
+      expect({ code: r.code, unchanged: readFileSync(file, 'utf8') === before }).toEqual({ code: 1, unchanged: true })
+      expect(r.stderr).toMatch(/^caduceus cron: /)
+      return
+    }
+    expect([r.code, r.stderr]).toEqual([0, ''])
+    const jobs = (JSON.parse(readFileSync(file, 'utf8')) as { jobs: Array<Record<string, unknown>> }).jobs
+    const job = JSON.parse(
+      JSON.stringify(jobs.find((j) => j.id === E.jobs[c.job])).replaceAll(join(tmp, 'work'), '<DIR>')
+    )
+    expect(Object.keys(job)).toEqual(Object.keys(c.after!))
+    expect(job).toEqual(c.after)
+    // the other jobs as they were
+    const others = (JSON.parse(before) as { jobs: Array<{ id: string }> }).jobs.filter((j) => j.id !== E.jobs[c.job])
+    expect(jobs.filter((j) => j.id !== E.jobs[c.job])).toEqual(others)
+  })
+})

@@ -13,7 +13,7 @@ Writes test/fixtures/upstream/cron-schedules/cases.json:
            compute_next_run reads them): the same three runs
   refused  expressions create_job refuses, with its message
 Cases whose runs cross a daylight-saving change are left out (croniter is off by an hour there with zoneinfo
-zones; those are upstream's bugs, not a behaviour to copy) and so are starts near the end of February (croniter
+zones; those are upstream's bugs, not a behaviour to copy: cron_dst.py compares them) and so are starts near the end of February (croniter
 6.0.0 skips the 1st of March there).
 """
 import json

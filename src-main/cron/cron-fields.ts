@@ -102,11 +102,12 @@ function fieldText(text: string, field: number, fields: string[]): string | null
 
 /**
  * What cron-parser is to read for the croniter expression `expr`: the expression (seconds moved first when there
- * are six or seven fields, as cron-parser reads them) and, for croniter's seventh field, the years it may run in
- * (cron-parser has no year: the caller skips the others; null for any year). Null when croniter would refuse it or
- * it has not 5, 6 or 7 fields.
+ * are six or seven fields, as cron-parser reads them), for croniter's seventh field the years it may run in
+ * (cron-parser has no year: the caller skips the others; null for any year), and whether the hour field is written
+ * from `*` (all hours, or a step over them: run in each real hour when a clock goes back). Null when croniter
+ * would refuse it or it has not 5, 6 or 7 fields.
  */
-export function cronParserExpr(expr: string): { expr: string; years: number[] | null } | null {
+export function cronParserExpr(expr: string): { expr: string; years: number[] | null; everyHour: boolean } | null {
   const trimmed = expr.trim()
   const fields = (ALIASES[trimmed.toLowerCase()] ?? trimmed).split(/\s+/)
   if (fields.length < 5 || fields.length > 7) return null
@@ -125,5 +126,9 @@ export function cronParserExpr(expr: string): { expr: string; years: number[] | 
       years = y.split(',').map(Number)
     }
   }
-  return { expr: out.length === 6 ? [out[5], ...out.slice(0, 5)].join(' ') : out.join(' '), years }
+  return {
+    expr: out.length === 6 ? [out[5], ...out.slice(0, 5)].join(' ') : out.join(' '),
+    years,
+    everyHour: fields[1]!.startsWith('*')
+  }
 }

@@ -126,7 +126,9 @@ describe('jobs.json', () => {
     await createJob(h, { schedule: 'every 1h', prompt: 'hourly' }, NOW)
     const after = JSON.parse(readFileSync(join(h, 'cron', 'jobs.json'), 'utf8'))
     expect(after.file_level_extra).toBe('kept')
-    expect(after.jobs[0]).toEqual({ ...upstream.jobs[0], prompt: 'summarise my day' })
+    // an edit also leaves `skills` and the legacy `skill` agreeing, as upstream's update_job writes them on every edit
+    // (test/fixtures/upstream/cron-edit: a rename of an older job)
+    expect(after.jobs[0]).toEqual({ ...upstream.jobs[0], prompt: 'summarise my day', skills: [], skill: null })
     expect(after.jobs[1]).toMatchObject({
       prompt: 'hourly',
       schedule: { kind: 'interval', minutes: 60 },
@@ -152,7 +154,7 @@ describe('jobs.json', () => {
       idless,
       { id: 'legacy000001', ...rest },
       null,
-      { id: 'abc', name: 'a', prompt: 'edited' }
+      { id: 'abc', name: 'a', prompt: 'edited', skills: [], skill: null }
     ])
   })
 

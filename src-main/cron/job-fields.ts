@@ -19,8 +19,35 @@ export const normalSkills = (skills: readonly string[] = []) => [
   ...new Set(skills.map((s) => String(s).trim()).filter(Boolean))
 ]
 
+/**
+ * The skills a stored job loads, as upstream's readers (its list, due scan and update) take them: its `skills` list
+ * (a lone text is one skill), else an older writer's single `skill`; trimmed, blanks dropped, each once. The one
+ * reader of a job's skills here: the list and the Cron page, a run's prompt, and an edit's result all read it.
+ */
+export function jobSkills(job: Record<string, unknown>): string[] {
+  const v = job.skills ?? (job.skill ? [job.skill] : [])
+  const items: unknown[] = Array.isArray(v) ? v : typeof v === 'string' ? [v] : []
+  return normalSkills(items.map((s) => (s ? String(s) : '')))
+}
+
 /** A real path where it exists, else the path resolved (as Python's non-strict resolve()). */
 const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p))
+
+/**
+ * Where a job's script leads — relative to `<home>/scripts`, or an absolute or `~` path — and whether that lies
+ * inside the scripts folder (symlinks followed where they exist). The folder is made as upstream makes it, so a
+ * script named before it is written is checked against the real one. Both the check when a job is written
+ * (validScript) and the one before it runs (job-script.ts) read a script through this.
+ */
+export function scriptPath(home: string, script: string): { root: string; path: string; inside: boolean } {
+  const dir = join(home, 'scripts')
+  mkdirSync(dir, { recursive: true })
+  const root = realpathSync(dir)
+  const raw = script.startsWith('~') ? join(homedir(), script.slice(1)) : script
+  const path = real(isAbsolute(raw) ? resolve(raw) : resolve(root, raw))
+  const rel = relative(root, path)
+  return { root, path, inside: !(rel.startsWith('..') || isAbsolute(rel)) }
+}
 
 /** The script as stored (trimmed; null: none), refused when it could run anything outside the scripts folder. */
 export function validScript(home: string, script: string | undefined): string | null {
@@ -31,13 +58,8 @@ export function validScript(home: string, script: string | undefined): string | 
       `A job's script is named relative to ${join(home, 'scripts')}: ${JSON.stringify(raw)} is an absolute or ` +
         'home path. Put the script in that folder and give its name.'
     )
-  // the folder is made as upstream makes it, so a script named before it is written is checked against the real one
-  const dir = join(home, 'scripts')
-  mkdirSync(dir, { recursive: true })
-  const root = realpathSync(dir)
-  const rel = relative(root, real(resolve(root, raw)))
-  if (rel.startsWith('..') || isAbsolute(rel))
-    throw new Error(`A job's script must stay inside ${root}: ${JSON.stringify(raw)} leads out of it`)
+  const { root, inside } = scriptPath(home, raw)
+  if (!inside) throw new Error(`A job's script must stay inside ${root}: ${JSON.stringify(raw)} leads out of it`)
   return raw
 }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import type { RawJob } from './jobs-file'
 import type { ScriptResult } from './job-script'
 import { readSkill } from './skill-lookup'
+import { jobSkills } from './job-fields'
 import { guardRunText } from './prompt-guard'
 
 const MAX_CONTEXT_CHARS = 8000
@@ -61,8 +62,7 @@ export function buildJobPrompt(home: string, cronDir: string, job: RawJob, scrip
         fenced(`Output from job '${id}'`, 'The latest output of an earlier cron job; use it as context.', out) + prompt
   }
   const data = prompt !== own
-  // The skills a job lists (`skills`, else an older writer's lone `skill`), each once, as upstream's due scan reads them.
-  const skills = [...new Set(list(job.skills ?? job.skill))]
+  const skills = jobSkills(job)
   // A job with nothing of its own (no prompt, script output or skill) still runs, on the note alone, as upstream's.
   prompt = `${CRON_RUN_NOTE}\n\n${prompt}`
   if (!skills.length) return guarded(prompt, { skills: false, data, ownPrompt: own })

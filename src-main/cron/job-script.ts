@@ -12,13 +12,13 @@
  */
 import { spawn } from 'node:child_process'
 import { constants } from 'node:os'
-import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs'
-import { homedir } from 'node:os'
-import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path'
+import { existsSync, statSync } from 'node:fs'
+import { dirname, extname, resolve } from 'node:path'
 import { loadConfig, readSection } from '../config'
 import { secretsFor, type SecretVault } from '../secrets'
 import { killTree, OutputBuffer, waitForExit } from '../tools'
 import { parseJsonOr } from '@shared/contract/errors'
+import { scriptPath } from './job-fields'
 
 export interface ScriptResult {
   ok: boolean
@@ -38,14 +38,8 @@ function timeoutSeconds(home: string): number {
 
 /** The script's real path when it lies inside the scripts folder, else why it may not run. */
 export function resolveScript(home: string, script: string): { path: string } | { error: string } {
-  const dir = join(home, 'scripts')
-  mkdirSync(dir, { recursive: true })
-  const root = realpathSync(dir)
-  const raw = script.startsWith('~') ? join(homedir(), script.slice(1)) : script
-  let path = isAbsolute(raw) ? resolve(raw) : resolve(root, raw)
-  if (existsSync(path)) path = realpathSync(path)
-  const rel = relative(root, path)
-  if (rel.startsWith('..') || isAbsolute(rel))
+  const { root, path, inside } = scriptPath(home, script)
+  if (!inside)
     return { error: `Blocked: script path resolves outside the scripts directory (${root}): ${JSON.stringify(script)}` }
   if (!existsSync(path)) return { error: `Script not found: ${path}` }
   if (!statSync(path).isFile()) return { error: `Script path is not a file: ${path}` }

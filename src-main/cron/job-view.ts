@@ -5,6 +5,7 @@
  */
 import type { CronJob } from '@shared/contract'
 import type { RawJob } from './jobs-file'
+import { jobSkills } from './job-fields'
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null)
 const num = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : null)
@@ -15,8 +16,7 @@ const text = (v: unknown) => (v == null ? '' : String(v))
 function nameOf(j: RawJob): string {
   const name = text(j.name).trim()
   if (name) return name
-  const skills = Array.isArray(j.skills) ? j.skills : j.skill ? [j.skill] : []
-  const source = text(j.prompt) || text(skills[0]).trim() || text(j.script).trim() || text(j.id) || 'cron job'
+  const source = text(j.prompt) || jobSkills(j)[0] || text(j.script).trim() || text(j.id) || 'cron job'
   return source.slice(0, 50).trim() || 'cron job'
 }
 
@@ -45,13 +45,6 @@ function deliverOf(j: RawJob): string {
   return d == null || d === '' ? 'local' : String(d)
 }
 
-/** The skills a job loads, as upstream's list_jobs reads them: `skills` (else a lone `skill`), trimmed, each once. */
-function skillsOf(j: RawJob): string[] {
-  const raw: unknown = j.skills ?? j.skill
-  const items = Array.isArray(raw) ? raw : raw ? [raw] : []
-  return [...new Set(items.map((s) => text(s).trim()).filter(Boolean))]
-}
-
 export function jobDto(j: RawJob): CronJob {
   const repeat = (j.repeat && typeof j.repeat === 'object' ? j.repeat : {}) as Record<string, unknown>
   return {
@@ -75,7 +68,7 @@ export function jobDto(j: RawJob): CronJob {
       ? j.last_warnings.filter((w): w is string => typeof w === 'string')
       : [],
     // what the job runs besides (or instead of) its prompt: a skill-only job and a script watchdog have none
-    skills: skillsOf(j),
+    skills: jobSkills(j),
     script: text(j.script).trim() || null,
     noAgent: Boolean(j.no_agent),
     workdir: text(j.workdir).trim() || null

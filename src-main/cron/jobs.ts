@@ -1,6 +1,7 @@
 /**
  * Cron job operations on a profile's jobs.json (upstream field names, hermes-channels §3): create, edit,
- * pause/resume, remove, list. Only the fields an operation is about are touched; the rest are kept.
+ * pause/resume, remove, list. Only the fields an operation is about are touched, the rest kept (an edit also leaves
+ * `skills` and the legacy `skill` agreeing, as every upstream update does).
  */
 import { randomBytes } from 'node:crypto'
 import { rmSync } from 'node:fs'
@@ -11,7 +12,7 @@ import { timeZoneOf } from './time-zone'
 import { loadConfig, readSection } from '../config'
 import { customProviderNames, providerIdentity } from './provider-identity'
 import { promptRefusal } from './prompt-guard'
-import { normalSkills, validScript, validWorkdir, type JobFields } from './job-fields'
+import { jobSkills, normalSkills, validScript, validWorkdir, type JobFields } from './job-fields'
 
 export class JobNotFoundError extends Error {}
 
@@ -80,11 +81,8 @@ function validPrompt(prompt: string): string {
   return p
 }
 
-const runsWithoutPrompt = (job: RawJob) => {
-  const v = job.skills ?? job.skill
-  const skills = (Array.isArray(v) ? v : [v]).some((x) => typeof x === 'string' && x.trim())
-  return skills || Boolean(job.no_agent && typeof job.script === 'string' && job.script.trim())
-}
+const runsWithoutPrompt = (job: RawJob) =>
+  jobSkills(job).length > 0 || Boolean(job.no_agent && typeof job.script === 'string' && job.script.trim())
 
 export function listJobs(home: string): RawJob[] {
   return readJobs(home).jobs
@@ -158,10 +156,33 @@ export async function createJob(home: string, input: JobInput, now = Date.now())
  */
 export type EditMode = 'keep' | 'rearm'
 
+/**
+ * An edit: each field given changes. `skills` replaces the list; without it, `removeSkills` then `addSkills` change
+ * it, and `clearSkills` empties it whatever else is given (`hermes cron edit --skill|--remove-skill|--add-skill|
+ * --clear-skills`). `script` and `workdir` empty clear theirs; `noAgent` false is `--agent`.
+ */
+export interface JobEdit extends Partial<JobInput> {
+  addSkills?: string[]
+  removeSkills?: string[]
+  clearSkills?: boolean
+}
+
+/** The skills list an edit leaves (null: the edit leaves skills alone), as upstream's `cron edit` works it out. */
+function editedSkills(job: RawJob, patch: JobEdit): string[] | null {
+  if (patch.clearSkills) return []
+  if (patch.skills !== undefined) return normalSkills(patch.skills)
+  const add = normalSkills(patch.addSkills)
+  const remove = new Set(normalSkills(patch.removeSkills))
+  if (!add.length && !remove.size) return null
+  // from the skills as upstream reads the job (an empty `skills` is none, even beside a legacy `skill`)
+  const kept = jobSkills(job).filter((s) => !remove.has(s))
+  return [...kept, ...add.filter((s) => !kept.includes(s))]
+}
+
 export async function editJob(
   home: string,
   id: string,
-  patch: Partial<JobInput>,
+  patch: JobEdit,
   mode: EditMode,
   now = Date.now()
 ): Promise<RawJob> {
@@ -169,35 +190,49 @@ export async function editJob(
   const schedule = patch.schedule !== undefined ? parseSchedule(patch.schedule, { now, timeZone }) : null
   const cleared = patch.prompt !== undefined && !String(patch.prompt ?? '').trim()
   const prompt = patch.prompt !== undefined && !cleared ? validPrompt(patch.prompt) : null
+  // checked as create checks them, before jobs.json is touched; empty clears
+  const script = patch.script !== undefined ? validScript(home, patch.script) : undefined
+  const workdir = patch.workdir !== undefined ? validWorkdir(patch.workdir) : undefined
   return updateJobs(home, (file, changed) => {
     const job = findJob(file, id)
-    // A job that loads skills, or runs its script with no agent, runs without a prompt (upstream creates such jobs
-    // with none, and its edit clears one); any other job would have nothing to do.
-    if (cleared) {
-      if (!runsWithoutPrompt(job)) throw new Error('A cron job needs a prompt')
-      job.prompt = ''
-    }
-    if (schedule) {
-      job.schedule = schedule
-      job.schedule_display = schedule.display
-      if (job.state !== 'paused') {
-        job.next_run_at = nextRunAfter(schedule, now, { timeZone })
-        if (mode === 'rearm') Object.assign(job, { state: 'scheduled', enabled: true })
-      }
-    }
+    // As upstream's update: no-agent mode runs the job's script, so one must be on the job or in the same edit.
+    if (patch.noAgent === true && !(script !== undefined ? script : job.script))
+      throw new Error('A job with --no-agent runs its script and nothing else: give it one with --script')
+    const agentBefore = Boolean(job.no_agent)
+    const modelBefore = text(job.model)
+    // Fields are set in the order upstream's update sets them, so a field the job lacked lands where upstream's
+    // writes it (after the job's own, in that order).
+    if (cleared) job.prompt = ''
     if (prompt !== null) job.prompt = prompt
     if (patch.name !== undefined) job.name = patch.name.trim() || job.name
     if (patch.deliver !== undefined) job.deliver = patch.deliver.trim() || null
-    if (patch.model !== undefined && (patch.model || null) !== (text(job.model) ?? null)) {
-      job.model = patch.model || null
-      Object.assign(job, inferenceSnapshots(home, job))
-    }
+    const skills = editedSkills(job, patch)
+    if (skills) Object.assign(job, { skills, skill: skills[0] ?? null })
+    if (patch.model !== undefined && (patch.model || null) !== modelBefore) job.model = patch.model || null
+    if (script !== undefined) job.script = script
+    if (workdir !== undefined) job.workdir = workdir
+    if (patch.noAgent !== undefined) job.no_agent = patch.noAgent
     if (patch.repeat !== undefined)
       job.repeat = {
         ...(isObj(job.repeat) ? job.repeat : {}),
         times: countOf(patch.repeat),
         completed: completedOf(job)
       }
+    if (schedule) {
+      job.schedule = schedule
+      job.schedule_display = schedule.display
+      if (job.state !== 'paused' && mode === 'rearm') Object.assign(job, { state: 'scheduled', enabled: true })
+    }
+    // Every upstream update leaves `skills` and the legacy `skill` agreeing (an older job gains the list).
+    const all = jobSkills(job)
+    Object.assign(job, { skills: all, skill: all[0] ?? null })
+    if (schedule && job.state !== 'paused') job.next_run_at = nextRunAfter(schedule, now, { timeZone })
+    // A job that loads skills, or runs its script with no agent, runs without a prompt (upstream creates such jobs
+    // with none, and its edit clears one); any other job would have nothing to do.
+    if (cleared && !runsWithoutPrompt(job)) throw new Error('A cron job needs a prompt')
+    // the spend guard's notes follow a change of model or of mode, as upstream's update refreshes them
+    if (text(job.model) !== modelBefore || Boolean(job.no_agent) !== agentBefore)
+      Object.assign(job, inferenceSnapshots(home, job))
     changed()
     return job
   })

@@ -201,29 +201,109 @@ export function nextRunAfter(
     const parsed = cronParserExpr(s.expr)
     if (!parsed) return null
     try {
-      const next = (from: number) =>
-        CronExpressionParser.parse(parsed.expr, {
-          currentDate: new Date(from),
-          ...(opts.timeZone ? { tz: opts.timeZone } : {})
-        })
-          .next()
-          .getTime()
-      let at = next(afterMs)
-      // croniter's year field: a time in a year it does not name moves on to the next year it names.
-      for (let hops = 0; parsed.years && hops < 200; hops++) {
-        const year = Number(wallFields(at, opts.timeZone).y)
-        if (parsed.years.includes(year)) break
-        const later = parsed.years.find((y) => y > year)
-        if (later === undefined) return null
-        at = next(zonedWallTime(`${later}-01-01T00:00`, opts.timeZone).ms - 1000)
-      }
-      if (parsed.years && !parsed.years.includes(Number(wallFields(at, opts.timeZone).y))) return null
-      return isoWithOffset(at, opts.timeZone)
+      const at = nextCronTime(parsed, afterMs, opts.timeZone)
+      return at === null ? null : isoWithOffset(at, opts.timeZone)
     } catch {
       return null // cron-parser finds no next run (a date that never comes): the job has none
     }
   }
   return null
+}
+
+const DAY_MS = 86_400_000
+const MINUTE_MS = 60_000
+/**
+ * A bound on the wall times read for one answer: past any daylight-saving change for a job of every second (two
+ * hours of them, Troll's change); any other job needs a few.
+ */
+const MAX_WALL_STEPS = 8000
+
+/**
+ * The first instant after `afterMs` the expression names on the zone's wall clock. cron-parser reads the fields over
+ * wall time with no zone at all (UTC); each wall time it names is then placed in the zone here, as Python's zoneinfo
+ * places it (zonedWallTime): a time the clock skips runs at the instant it names with the offset from before (New
+ * York's 02:30 on the spring change is 03:30 EDT, as upstream stores it: 02:30-05:00), once per skipped stretch
+ * (none once a later wall time has run); a time the clock repeats runs at its first occurrence, and at the second
+ * too for an hour field written from `*` (every hour: each real hour runs). cron-parser's own zone arithmetic found
+ * no time at all after Lord Howe's half-hour fall-back, skipped Nuuk's 23:30 that the spring change skips and ran
+ * Troll's 02:15 twice in its two-hour fall-back. croniter's seventh field (the year) is the wall time's year.
+ */
+function nextCronTime(
+  parsed: NonNullable<ReturnType<typeof cronParserExpr>>,
+  afterMs: number,
+  timeZone: string | undefined
+): number | null {
+  const offset = (ms: number) => offsetAt(ms, timeZone) * MINUTE_MS
+  const offsets = (ms: number) => [offset(ms - DAY_MS), offset(ms), offset(ms + DAY_MS)]
+  const afterOffset = offset(afterMs)
+  const afterWall = afterMs + afterOffset
+  const from = (ms: number) => CronExpressionParser.parse(parsed.expr, { currentDate: new Date(ms), tz: 'UTC' })
+  const inYears = (wall: number) => !parsed.years || parsed.years.includes(new Date(wall).getUTCFullYear())
+  let best = Infinity
+  // The wall times after `after`'s own, each placed in the zone, until no later one can come sooner.
+  let walls = from(afterWall)
+  for (let step = 0; step < MAX_WALL_STEPS; step++) {
+    let wall: number
+    try {
+      wall = walls.next().getTime()
+    } catch {
+      break // no later time at all
+    }
+    if (!inYears(wall)) {
+      const later = parsed.years!.find((y) => y > new Date(wall).getUTCFullYear())
+      if (later === undefined) break
+      walls = from(Date.UTC(later, 0, 1) - 1000)
+      continue
+    }
+    // the offsets in effect near that wall time that read it back: none in a skipped stretch, two in a repeated one
+    const near = offsets(wall)
+    const fits = [...new Set(near)].filter((o) => offset(wall - o) === o)
+    // First occurrences keep the wall clock's order (a skipped stretch's times do not: they come after the real times
+    // that follow them), so once one is later than the best found, no later wall time comes sooner.
+    if (fits.length && wall - Math.max(...fits) > best) break
+    const instants = !fits.length
+      ? [wall - near[0]!]
+      : fits.length > 1 && parsed.everyHour
+        ? [wall - Math.max(...fits), wall - Math.min(...fits)]
+        : [wall - Math.max(...fits)]
+    for (const at of instants) if (at > afterMs && at < best) best = at
+    // no change of offset within a day of it: nothing later comes sooner (the common case, one wall time read)
+    if (best === instants[0] && near[0] === near[1] && near[1] === near[2]) break
+  }
+  // An every-hour job in the stretch a fall-back is about to repeat: the repeat of a wall time already passed comes
+  // again. The first such wall time after `after`'s own less the change names the soonest.
+  const back = parsed.everyHour ? fallBackWithin(offset, afterMs, afterOffset - Math.min(...offsets(afterMs))) : null
+  if (back) {
+    const repeated = from(Math.max(afterMs + back.offset, back.at + back.offset - 1))
+    try {
+      const wall = repeated.next().getTime()
+      const at = wall - back.offset
+      if (wall < back.at + afterOffset && inYears(wall) && at > afterMs && at < best) best = at
+    } catch {
+      // no later time at all
+    }
+  }
+  return best === Infinity ? null : best
+}
+
+/** The instant within `span` after `afterMs` the clock goes back to a smaller offset (and that offset), else null. */
+function fallBackWithin(
+  offset: (ms: number) => number,
+  afterMs: number,
+  span: number
+): { at: number; offset: number } | null {
+  const before = offset(afterMs)
+  if (span <= 0 || offset(afterMs + span) >= before) return null
+  let lo = afterMs
+  let hi = afterMs + span
+  while (hi - lo > MINUTE_MS) {
+    const mid = lo + Math.floor((hi - lo) / 2)
+    if (offset(mid) === before) lo = mid
+    else hi = mid
+  }
+  // clocks change on a whole minute: the one in (lo, hi]
+  const at = Math.floor(lo / MINUTE_MS) * MINUTE_MS + MINUTE_MS
+  return { at, offset: offset(at) }
 }
 
 /** The next `count` run times of a schedule string, for the Cron page's preview. */
@@ -247,21 +327,35 @@ export function previewRuns(
   return { schedule, runs }
 }
 
+/**
+ * One formatter per named zone: making one costs far more than using it, and a cron time asks for several. The
+ * machine's zone (none named) gets a fresh one each time, so a change of TZ in the process is read.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>()
+function formatterFor(timeZone: string | undefined): Intl.DateTimeFormat {
+  let f = timeZone === undefined ? undefined : formatters.get(timeZone)
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit'
+    })
+    if (timeZone !== undefined) formatters.set(timeZone, f)
+  }
+  return f
+}
+
 /** The wall-clock fields (two-digit strings, year four) of the instant `ms` in `timeZone` (this machine's when unset). */
 export function wallFields(
   ms: number,
   timeZone: string | undefined
 ): Record<'y' | 'mo' | 'd' | 'h' | 'mi' | 's', string> {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit'
-  }).formatToParts(new Date(ms))
+  const parts = formatterFor(timeZone).formatToParts(new Date(ms))
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '00'
   return { y: get('year'), mo: get('month'), d: get('day'), h: get('hour'), mi: get('minute'), s: get('second') }
 }

@@ -1,4 +1,4 @@
-import { refuseForeignFlags, UPSTREAM_CRON_FIELDS } from './command-flags'
+import { refuseForeignFlags } from './command-flags'
 import { PRUNE_FILTER_FLAGS, PRUNE_TIME_FLAGS } from './prune-flags'
 
 /** Flags shared by `npm start`, Electron and `caduceus serve`. */
@@ -24,8 +24,20 @@ export interface HostArgs {
   deliver?: string
   /** serve: `--allow-host NAME`, each time it is given (a reverse proxy's name; checked by serve). */
   allowHosts?: string[]
-  /** `cron create --skill S (repeatable) --script PATH --no-agent --workdir DIR`, as `hermes cron create` takes them. */
-  cronJob?: { skills?: string[]; script?: string; noAgent?: boolean; workdir?: string }
+  /**
+   * `cron create|edit --skill S (repeatable) --script PATH --no-agent --workdir DIR`, and edit's `--add-skill S`,
+   * `--remove-skill S` (both repeatable), `--clear-skills` and `--agent` (noAgent false; of the two, the last given
+   * wins), as `hermes cron create|edit` take them.
+   */
+  cronJob?: {
+    skills?: string[]
+    addSkills?: string[]
+    removeSkills?: string[]
+    clearSkills?: boolean
+    script?: string
+    noAgent?: boolean
+    workdir?: string
+  }
   /** serve: replace the stored headless token (signs open tabs out). */
   rotateToken: boolean
   /** `cron list --all`: disabled (paused, finished) jobs too, as `hermes cron list --all`. */
@@ -234,8 +246,20 @@ function readArgs(argv: string[], out: HostArgs, given: string[]): string | unde
       case '--script':
         out.cronJob = { ...out.cronJob, script: value() }
         break
+      case '--add-skill':
+        out.cronJob = { ...out.cronJob, addSkills: [...(out.cronJob?.addSkills ?? []), value()] }
+        break
+      case '--remove-skill':
+        out.cronJob = { ...out.cronJob, removeSkills: [...(out.cronJob?.removeSkills ?? []), value()] }
+        break
+      case '--clear-skills':
+        out.cronJob = { ...out.cronJob, clearSkills: true }
+        break
       case '--no-agent':
         out.cronJob = { ...out.cronJob, noAgent: true }
+        break
+      case '--agent':
+        out.cronJob = { ...out.cronJob, noAgent: false }
         break
       case '--workdir':
         out.cronJob = { ...out.cronJob, workdir: value() }
@@ -259,8 +283,6 @@ function readArgs(argv: string[], out: HostArgs, given: string[]): string | unde
           out.prune = { ...out.prune, [flag.slice(2)]: value() }
           break
         }
-        // refused with the way to set it once the command is known (command-flags.ts); a skill's name is no word
-        if (UPSTREAM_CRON_FIELDS.get(flag)?.value && inline === undefined && !argv[i + 1]?.startsWith('-')) i++
         if (isFlag) unknown ??= arg
         else out.positionals.push(arg)
         break

@@ -7,17 +7,6 @@
 import { PRUNE_FILTER_FLAGS, PRUNE_TIME_FLAGS } from './prune-flags'
 import { UsageError } from './run-args'
 
-/**
- * `hermes cron edit` flags for the job fields Caduceus runs (job-prompt.ts, run-job.ts) but cannot change from its
- * CLI: refused with the way to set them. `value`: the flag takes a value (the parser skips it).
- */
-export const UPSTREAM_CRON_FIELDS = new Map([
-  ['--add-skill', { what: 'skills', value: true }],
-  ['--remove-skill', { what: 'skills', value: true }],
-  ['--clear-skills', { what: 'skills', value: false }],
-  ['--agent', { what: 'no-agent mode', value: false }]
-])
-
 /** Taken by every command. `--json` is judged per verb by main.ts (its own "has no --json output" line). */
 const GLOBAL = ['--home', '--profile', '--json']
 
@@ -25,6 +14,8 @@ const FILTERS = ['--model', ...[...PRUNE_TIME_FLAGS, ...PRUNE_FILTER_FLAGS].map(
 const ARCHIVED = ['--archived', '--no-archived', '--include-archived']
 const CRON_JOB = ['--name', '--repeat', '--model', '--deliver']
 const CRON_RUNS = ['--skill', '--script', '--no-agent', '--workdir']
+/** `cron edit`'s own, as upstream's edit parser takes them (its create parser refuses them) */
+const CRON_EDITS = ['--add-skill', '--remove-skill', '--clear-skills', '--agent']
 const CRON_LIST = ['--all']
 
 /**
@@ -71,7 +62,7 @@ const TAKES: Record<string, Record<string, readonly string[]>> = {
       list: CRON_LIST,
       create: [...CRON_JOB, ...CRON_RUNS],
       add: [...CRON_JOB, ...CRON_RUNS],
-      edit: [...CRON_JOB, '--schedule', '--prompt'],
+      edit: [...CRON_JOB, ...CRON_RUNS, ...CRON_EDITS, '--schedule', '--prompt'],
       pause: [],
       resume: [],
       remove: [],
@@ -86,7 +77,7 @@ const TAKES: Record<string, Record<string, readonly string[]>> = {
 }
 
 /** Flags a verb takes only to refuse them with its own reason (export-cli.ts, cron.ts): never named as taken. */
-const EXPLAINS: Record<string, readonly string[]> = { 'sessions export': ARCHIVED, 'cron edit': CRON_RUNS }
+const EXPLAINS: Record<string, readonly string[]> = { 'sessions export': ARCHIVED }
 /** Aliases left out of the hint (`cron add` is create). */
 const ALIASES = new Set(['cron add', 'cron rm', 'cron delete'])
 
@@ -120,11 +111,6 @@ export function refuseForeignFlags(positionals: readonly string[], given: readon
   for (const typed of given) {
     const flag = CANONICAL[typed] ?? typed
     if (GLOBAL.includes(flag) || takes.includes(flag) || EXPLAINS[name]?.includes(flag)) continue
-    const field = command === 'cron' ? UPSTREAM_CRON_FIELDS.get(flag) : undefined
-    if (field)
-      throw new UsageError(
-        `${flag}: caduceus cron cannot set a job's ${field.what}; set it with \`hermes cron create|edit ${flag}\` (Caduceus runs the job with it as stored)`
-      )
     const others = takenBy(flag)
     throw new UsageError(
       `${name} does not take ${typed}${others.length ? ` (${others.join(', ')} ${others.length === 1 ? 'does' : 'do'})` : ''}; see caduceus ${name} --help`

@@ -77,25 +77,21 @@ export async function cron(args: HostArgs): Promise<number> {
       }
       case 'edit': {
         if (!a) throw new UsageError('cron edit needs a job id')
-        if (args.cronJob)
-          throw new UsageError(
-            "caduceus cron edit cannot change a job's skills, script, no-agent mode or working folder; set them with " +
-              '`hermes cron edit` (Caduceus runs the job with them as stored)'
-          )
-        // As `hermes cron edit`: a new schedule schedules a job that is not paused again (a finished one too).
-        const job = await editJob(
-          home,
-          a,
-          {
-            schedule: args.schedule,
-            prompt: args.prompt,
-            name: args.name,
-            repeat: args.repeat,
-            model: args.model,
-            deliver: args.deliver
-          },
-          'rearm'
-        )
+        // As `hermes cron edit`: a new schedule schedules a job that is not paused again (a finished one too); the
+        // skill, script, mode and folder flags change those as its edit does (jobs.ts editJob).
+        const edit = {
+          schedule: args.schedule,
+          prompt: args.prompt,
+          name: args.name,
+          repeat: args.repeat,
+          model: args.model,
+          deliver: args.deliver,
+          ...args.cronJob
+        }
+        // nothing given is refused, as upstream's edit refuses it (jobs.json is left as it is)
+        if (Object.values(edit).every((v) => v === undefined))
+          throw new Error('cron edit: nothing to change (give --schedule, --prompt, --name, a skill flag, ...)')
+        const job = await editJob(home, a, edit, 'rearm')
         print(job, () => line(job))
         return 0
       }

@@ -98,20 +98,20 @@ describe('each command takes its own flags (parseArgs)', () => {
     ['sessions stats --limit 5', /^sessions stats does not take --limit/],
     ['sessions --limit 5', /^sessions does not take --limit/],
     ['sessions list --port abc', /^sessions list does not take --port \(serve, api do\)/],
-    ['cron list --skill x', /^cron list does not take --skill \(cron create does\)/],
+    ['cron list --skill x', /^cron list does not take --skill \(cron create, cron edit do\)/],
     ['cron --limit 3', /^cron does not take --limit/],
     ['cron create every_1h hi --prompt x', /^cron create does not take --prompt \(cron edit does\)/],
     ['cron create every_1h hi --schedule 5m', /^cron create does not take --schedule/],
     ['cron rm some-job --all', /^cron rm does not take --all \(cron list does\)/],
     ['cron status --lineage', /^cron status does not take --lineage \(sessions export does\)/],
-    ['cron edit some-job --add-skill x', /^--add-skill: caduceus cron cannot set a job's skills/],
+    ['cron create every_1h hi --add-skill x', /^cron create does not take --add-skill \(cron edit does\)/],
     ['memory status --target user', /^memory status does not take --target \(memory reset does\)/],
     ['memory --yes', /^memory does not take --yes/],
     ['logs --port 5', /^logs does not take --port/],
     ['serve --all', /^serve does not take --all \(cron list does\)/],
     ['api --demo', /^api does not take --demo \(serve does\)/],
     ['api --rotate-token', /^api does not take --rotate-token/],
-    ['sessions list --agent', /^sessions list does not take --agent; /],
+    ['sessions list --agent', /^sessions list does not take --agent \(cron edit does\); /],
     // upstream's short flags of other commands (`hermes logs -n`), or typos: refused as argparse refuses them
     ['sessions list -n 5', /^sessions list does not take -n; /],
     ['cron list -a', /^cron list does not take -a; /]
@@ -163,7 +163,7 @@ describe('each command takes its own flags (parseArgs)', () => {
 
   it("the app's own argv (no command) and an unknown command or verb are not judged here", () => {
     expect(parseArgs(['--home', '/h', '--demo', '--open', '--query', 'q', '--port', '5'])).toMatchObject({ demo: true })
-    expect(() => parseArgs(['--agent'])).toThrow(/^unknown flag --agent$/)
+    expect(() => parseArgs(['--agentt'])).toThrow(/^unknown flag --agentt$/)
     expect(parseArgs(['sesions', 'list', '--dry-run']).positionals).toEqual(['sesions', 'list'])
     expect(parseArgs(['sessions', 'bogus', '--dry-run']).positionals).toEqual(['sessions', 'bogus'])
     expect(() => parseArgs(['sessions', 'list', '--bogus=1'])).toThrow(/^sessions list does not take --bogus;/)

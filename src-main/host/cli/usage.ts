@@ -86,12 +86,14 @@ caduceus cron create|add SCHEDULE [PROMPT] [--name N] [--repeat N] [--model M] [
     optional with one), a script under <home>/scripts whose output joins the prompt (with --no-agent: the job, its
     output delivered as is, no model), an absolute folder to run in
 caduceus cron edit ID [--schedule S] [--prompt P] [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
+    [--skill S]... [--add-skill S]... [--remove-skill S]... [--clear-skills] [--script PATH] [--no-agent|--agent]
+    [--workdir DIR]   as hermes cron edit: --skill replaces the job's skills, --add-skill and --remove-skill change
+    them, --clear-skills drops them all; an empty --script or --workdir clears it
 caduceus cron pause|resume|remove|rm|delete|run ID   (cron alone: list)
 caduceus cron status [--json]   whether an upstream gateway fires the jobs, how many are active, the next run
 caduceus cron tick [--json]     run the due jobs once, as the app's scheduler would (same claims and locks), and exit
   (ID: a job's id, or its name as upstream's cron commands accept it; all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00";
-  --accept-hooks is taken and changes nothing: Caduceus runs no shell hooks; a job's skills, script, no-agent mode and
-  working folder are changed with hermes cron edit and run as stored)`
+  --accept-hooks is taken and changes nothing: Caduceus runs no shell hooks)`
 
 /**
  * What `--help` prints for the command line it is on, as argparse prints a subcommand's own help: the overview's
