@@ -4,8 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CaduceusError } from '@shared/contract'
 import { loadConfig, readSoul } from './index'
-import { agentSettings, busyInputMode } from './settings-schema'
-import { compressionSettings, modelSettings } from './settings-schema'
+import { agentSettings, busyInputMode, modelSettings } from './settings-schema'
 import { resolveRuntime } from './index'
 import { readSettings, writeSettings } from './settings'
 import { EnvFileVault, redact, SecretMask, type SecretVault } from '../secrets'
@@ -105,7 +104,13 @@ describe('loadConfig', () => {
 
 describe('typed accessors', () => {
   it('upstream defaults when absent', () => {
-    expect(compressionSettings({})).toEqual({ enabled: true, threshold: 0.5, targetRatio: 0.2, protectLastN: 20 })
+    expect(agentSettings({}, {}).compression).toEqual({
+      enabled: true,
+      threshold: 0.5,
+      targetRatio: 0.2,
+      protectLastN: 20,
+      requireCheckpoint: false
+    })
     expect(agentSettings({}, {})).toMatchObject({ maxIterations: 90, disabledToolsets: [], reasoningEffort: null })
   })
 
@@ -126,7 +131,13 @@ agent: {max_turns: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
       contextLength: 1000,
       maxTokens: 50
     })
-    expect(compressionSettings(raw)).toEqual({ enabled: false, threshold: 0.7, targetRatio: 0.3, protectLastN: 5 })
+    expect(agentSettings(raw, {}).compression).toEqual({
+      enabled: false,
+      threshold: 0.7,
+      targetRatio: 0.3,
+      protectLastN: 5,
+      requireCheckpoint: false
+    })
     expect(agentSettings(raw, {})).toMatchObject({
       maxIterations: 12,
       disabledToolsets: ['web'],
@@ -135,8 +146,9 @@ agent: {max_turns: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
     // upstream never reads agent.max_iterations (only delegation's): it is not a spelling of the budget
     expect(agentSettings({ agent: { max_iterations: 12 } }, {}).maxIterations).toBe(90)
     expect(agentSettings({ agent: { reasoning_effort: 'ludicrous' } }).reasoningEffort).toBeNull()
-    expect(compressionSettings({ compression: 'broken' })).toEqual(compressionSettings({}))
-    expect(compressionSettings({ compression: { threshold: 'high' } }).threshold).toBe(0.5)
+    const compression = (c: unknown) => agentSettings({ compression: c }, {}).compression
+    expect(compression('broken')).toEqual(compression(undefined))
+    expect(compression({ threshold: 'high' }).threshold).toBe(0.5)
   })
 
   it('model may be a bare string', () => {
@@ -298,6 +310,11 @@ describe('settings', () => {
       compressionThreshold: 0.5
     })
     expect(JSON.stringify(s)).not.toContain('sk-secret')
+  })
+
+  it('shows the compression threshold the agent starts from, a quoted number too (upstream float()s it)', () => {
+    const h = home('model: gpt-4o\ncompression:\n  threshold: "0.7"\n')
+    expect(readSettings(h, { vault: envVault }).compressionThreshold).toBe(0.7)
   })
 
   it('writeSettings keeps other keys and comments, stores the key in .env 0600', () => {

@@ -6,19 +6,14 @@ import type { BusyInputMode } from '@shared/contract'
 import { isPlainObject, type RawConfig } from './load-config'
 import { turnBudgets } from './turn-budget'
 
-export const DEFAULT_COMPRESSION = { enabled: true, threshold: 0.5, targetRatio: 0.2, protectLastN: 20 } as const
-
 /** One `config.yaml` section as a mapping (`{}` when absent or not a mapping): what a subsystem's own typed reader starts from. */
 export function readSection(raw: RawConfig | null | undefined, name: string): Record<string, unknown> {
   const s = raw?.[name]
   return isPlainObject(s) ? s : {}
 }
 
-const num = (v: unknown, d: number, min = -Infinity): number =>
-  typeof v === 'number' && Number.isFinite(v) && v >= min ? v : d
 const int = (v: unknown, d: number, min = -Infinity): number =>
   typeof v === 'number' && Number.isInteger(v) && v >= min ? v : d
-const bool = (v: unknown, d: boolean): boolean => (typeof v === 'boolean' ? v : d)
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null)
 
 export interface ModelSettings {
@@ -64,16 +59,28 @@ export function modelSettings(raw: RawConfig): ModelSettings {
   }
 }
 
-export function compressionSettings(raw: RawConfig) {
+/** A number as upstream's float()/int() takes it: a YAML number or a numeric string; anything else keeps `d`. */
+function numeric(v: unknown, d: number): number {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() ? Number(v) : NaN
+  return Number.isFinite(n) ? n : d
+}
+
+/**
+ * config.yaml `compression` as upstream's agent reads it (golden: test/fixtures/upstream/compression-defaults), before
+ * the model's window moves the threshold (host/services/compression-settings.ts). The one reader: the Settings page
+ * shows the `threshold` the agent starts from, so the two cannot disagree about a value written as text.
+ */
+function compressionSettings(raw: RawConfig) {
   const s = readSection(raw, 'compression')
   return {
-    enabled: bool(s.enabled, DEFAULT_COMPRESSION.enabled),
-    threshold: num(s.threshold, DEFAULT_COMPRESSION.threshold, 0),
-    targetRatio: num(s.target_ratio, DEFAULT_COMPRESSION.targetRatio, 0),
-    protectLastN: int(s.protect_last_n, DEFAULT_COMPRESSION.protectLastN, 0)
+    // Upstream turns the value into text and accepts true/1/yes: `enabled: false`, `enabled:` (null) or `off` turn it off.
+    enabled: !('enabled' in s) || ['true', '1', 'yes'].includes(String(s.enabled).toLowerCase()),
+    threshold: numeric(s.threshold, 0.5),
+    targetRatio: Math.min(0.8, Math.max(0.1, numeric(s.target_ratio, 0.2))),
+    protectLastN: Math.trunc(numeric(s.protect_last_n, 20)),
+    requireCheckpoint: s.checkpoint_required === true
   }
 }
-export type CompressionSettings = ReturnType<typeof compressionSettings>
 
 // `delegation.*` is read in one place, delegation/config.ts (loadDelegationConfig); a second reader here had drifted
 // (max_iterations 90 vs 50) and no production code used it.
@@ -98,7 +105,9 @@ export function agentSettings(raw: RawConfig, env: Readonly<Record<string, strin
     budgets,
     disabledToolsets: disabled,
     /** Set per turn on a cached agent (never part of the cache signature). */
-    reasoningEffort: (EFFORTS as readonly string[]).includes(effort) ? (effort as ReasoningEffort) : null
+    reasoningEffort: (EFFORTS as readonly string[]).includes(effort) ? (effort as ReasoningEffort) : null,
+    /** `compression:`, which upstream's agent reads beside these (its constructor's config). */
+    compression: compressionSettings(raw)
   }
 }
 export type AgentSettings = ReturnType<typeof agentSettings>

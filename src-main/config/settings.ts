@@ -13,7 +13,7 @@ import { modelFieldPath, type ModelField } from './upstream-rewrites'
 import { rewriteConfigFile, type YamlEdit } from './yaml-edit'
 import { secretsFor, type SecretVault } from '../secrets'
 import { resolveRuntime } from './runtime'
-import { compressionSettings, agentSettings, isDemoConfig, busyInputMode } from './settings-schema'
+import { agentSettings, isDemoConfig, busyInputMode } from './settings-schema'
 import { parseUrl } from '@shared/contract/errors'
 
 export interface SettingsOptions {
@@ -30,6 +30,7 @@ export function readSettings(home: string, opts: SettingsOptions): ProfileSettin
   const secrets = secretsFor(home, vault) // read once: the runtime and the turn budget both read them
   const rt = resolveRuntime(home, { vault, secrets })
   const keySet = rt.apiKey.length > 0
+  const agent = agentSettings(raw, { ...process.env, ...secrets })
   const inVault = rt.apiKeyFrom === 'env' && vault.storage !== 'env_file' && Boolean(vault.read(home)[rt.apiKeyEnv])
   return {
     profile: profileOf(home, opts.profile),
@@ -41,10 +42,8 @@ export function readSettings(home: string, opts: SettingsOptions): ProfileSettin
     apiKeySet: keySet,
     apiKeyStorage: !keySet ? 'none' : rt.apiKeyFrom === 'config' ? 'config' : inVault ? 'safe_storage' : 'env_file',
     // the Session page's budget; null: no limit (`.inf`, or more calls than a number here can count)
-    maxIterations: ((n) => (n <= Number.MAX_SAFE_INTEGER ? n : null))(
-      agentSettings(raw, { ...process.env, ...secrets }).maxIterations
-    ),
-    compressionThreshold: compressionSettings(raw).threshold,
+    maxIterations: agent.maxIterations <= Number.MAX_SAFE_INTEGER ? agent.maxIterations : null,
+    compressionThreshold: agent.compression.threshold,
     busyInputMode: busyInputMode(raw),
     demo: isDemoConfig(raw) || rt.provider === 'demo',
     ...unknownWhenBroken(home)

@@ -7,7 +7,7 @@
  * transcript nor a cron prompt ever lands in the user's memory; `on_delegation` reaches the parent's.
  */
 import { createAgent, resolveCompression, ToolRegistry, type Agent, type ToolDefinition } from '../../agent'
-import { agentSettings, isPlainObject, type RawConfig, type ResolvedRuntime } from '../../config'
+import { agentSettings, type RawConfig, type ResolvedRuntime } from '../../config'
 import { providerLimitSettings, providerReadTimeout } from './provider-limits'
 import { compressionFromConfig } from './compression-settings'
 import { createDelegateTool, LEAF_DENIED_TOOLS, type DelegateDeps } from '../../delegation'
@@ -80,9 +80,9 @@ const DISABLED_TOOLSET_TOOLS: Readonly<Record<string, readonly string[]>> = {
 }
 
 /** Tool names `agent.disabled_toolsets` removes from every agent of the profile. */
-function disabledTools(config: RawConfig): Set<string> {
+function disabledTools(disabledToolsets: readonly string[]): Set<string> {
   const out = new Set<string>()
-  for (const name of agentSettings(config).disabledToolsets)
+  for (const name of disabledToolsets)
     for (const tool of Object.hasOwn(DISABLED_TOOLSET_TOOLS, name) ? DISABLED_TOOLSET_TOOLS[name]! : []) out.add(tool)
   return out
 }
@@ -108,8 +108,9 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
   const { profile, home, config } = input
   const platform = input.platform ?? 'desktop'
   const tools = new ToolRegistry()
+  const settings = agentSettings(config)
   const denied = deniedFor(input.role)
-  for (const tool of disabledTools(config)) denied.add(tool)
+  for (const tool of disabledTools(settings.disabledToolsets)) denied.add(tool)
   const add = (t: ToolDefinition) => {
     if (!denied.has(t.name)) tools.register(t)
   }
@@ -142,7 +143,6 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     add(createTerminalTool({ registry: deps.processes, cwd: input.cwd ?? terminal.cwd ?? home, conversationOf }))
     add(createProcessTool({ registry: deps.processes, conversationOf }))
   }
-  const compression = isPlainObject(config.compression) ? config.compression : {}
   const runtime = {
     ...agentRuntime(input.runtime, input.model, providerLimitSettings(config)),
     ...(input.baseUrlOverride ? { baseUrl: input.baseUrlOverride } : {})
@@ -171,7 +171,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     platform,
     memoryNudgeInterval: memory?.nudgeInterval ?? 0,
     compression: resolveCompression(
-      compressionFromConfig(compression, input.runtime.contextWindow, input.runtime.maxTokens)
+      compressionFromConfig(settings.compression, input.runtime.contextWindow, input.runtime.maxTokens)
     ),
     log: deps.log
   })

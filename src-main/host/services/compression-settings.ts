@@ -6,8 +6,10 @@
  * into the provider's context limit where upstream would have rotated.
  */
 import type { resolveCompression } from '../../agent'
+import type { agentSettings } from '../../config'
 
 type CompressionConfig = NonNullable<Parameters<typeof resolveCompression>[0]>
+type CompressionSection = ReturnType<typeof agentSettings>['compression']
 
 /** Windows below this many tokens compress no earlier than SMALL_WINDOW_FLOOR of the window (raise-only). */
 const SMALL_WINDOW = 512_000
@@ -16,12 +18,6 @@ const SMALL_WINDOW_FLOOR = 0.75
 const MIN_TRIGGER_TOKENS = 64_000
 /** Where the trigger goes when that minimum would fill the whole input budget. */
 const FULL_WINDOW_TRIGGER = 0.85
-
-/** A number as upstream's float()/int() takes it: a YAML number or a numeric string; anything else keeps `d`. */
-function numeric(v: unknown, d: number): number {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() ? Number(v) : NaN
-  return Number.isFinite(n) ? n : d
-}
 
 /**
  * The prompt size that triggers compression: `fraction` of the input budget (the window less the reply's
@@ -36,23 +32,24 @@ function triggerTokens(window: number, fraction: number, maxTokens: number | nul
   return floored >= budget ? Math.max(1, Math.min(Math.floor(budget * FULL_WINDOW_TRIGGER), budget - 1)) : floored
 }
 
-/** `maxTokens`: config.yaml's model.max_tokens (null when unset: no reservation). */
+/**
+ * `section`: the profile's compression settings as config/ reads them (`agentSettings(raw).compression`);
+ * `maxTokens`: config.yaml's model.max_tokens (null when unset: no reservation).
+ */
 export function compressionFromConfig(
-  section: Record<string, unknown>,
+  section: CompressionSection,
   contextWindow: number,
   maxTokens: number | null = null
 ): CompressionConfig {
-  // Upstream turns the value into text and accepts true/1/yes: `enabled: false`, `enabled:` (null) or `off` turn it off.
-  const enabled = !('enabled' in section) || ['true', '1', 'yes'].includes(String(section.enabled).toLowerCase())
-  const configured = numeric(section.threshold, 0.5)
+  const configured = section.threshold
   const fraction = contextWindow < SMALL_WINDOW ? Math.max(configured, SMALL_WINDOW_FLOOR) : configured
   return {
-    enabled,
+    enabled: section.enabled,
     // The agent compares its estimate with threshold × contextLength: that product is upstream's trigger.
     threshold: triggerTokens(contextWindow, fraction, maxTokens) / contextWindow,
     contextLength: contextWindow,
-    targetRatio: Math.min(0.8, Math.max(0.1, numeric(section.target_ratio, 0.2))),
-    protectLastN: Math.trunc(numeric(section.protect_last_n, 20)),
-    requireCheckpoint: section.checkpoint_required === true
+    targetRatio: section.targetRatio,
+    protectLastN: section.protectLastN,
+    requireCheckpoint: section.requireCheckpoint
   }
 }
