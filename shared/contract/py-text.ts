@@ -355,3 +355,13 @@ export function pythonFloat(text: string): number | null {
   if (word.startsWith('inf')) return sign * Infinity
   return Number(t.replace(/_/g, ''))
 }
+
+/**
+ * Python's `float(v)` of a parsed YAML or JSON value, or null where it raises: a number as it is (a PyNumber's nearest
+ * double), a bool as 1 or 0, text in float()'s own syntax (`pythonFloat`); NaN and infinities stay what float() gives.
+ */
+export function pyFloatValue(v: unknown): number | null {
+  if (typeof v === 'number' || v instanceof PyNumber) return Number(v)
+  if (typeof v === 'boolean') return v ? 1 : 0
+  return typeof v === 'string' ? pythonFloat(v) : null
+}

@@ -149,6 +149,12 @@ agent: {max_turns: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
     const compression = (c: unknown) => agentSettings({ compression: c }, {}).compression
     expect(compression('broken')).toEqual(compression(undefined))
     expect(compression({ threshold: 'high' }).threshold).toBe(0.5)
+    // float()'s syntax, not JavaScript's: no hex (upstream refuses it), underscores between digits, a bool as 1
+    expect(compression({ threshold: '0x1', target_ratio: '0.2_5', protect_last_n: true })).toMatchObject({
+      threshold: 0.5,
+      targetRatio: 0.25,
+      protectLastN: 1
+    })
   })
 
   it('model may be a bare string', () => {

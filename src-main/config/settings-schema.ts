@@ -3,6 +3,7 @@
  * types (a string where a mapping belongs, a word where a number belongs) by falling back to the default.
  */
 import type { BusyInputMode } from '@shared/contract'
+import { pyFloatValue } from '@shared/contract/py-text'
 import { isPlainObject, type RawConfig } from './load-config'
 import { turnBudgets } from './turn-budget'
 
@@ -59,10 +60,10 @@ export function modelSettings(raw: RawConfig): ModelSettings {
   }
 }
 
-/** A number as upstream's float()/int() takes it: a YAML number or a numeric string; anything else keeps `d`. */
+/** A finite number as upstream's float() takes the value (a bool, numeric text too); anything else keeps `d`. */
 function numeric(v: unknown, d: number): number {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() ? Number(v) : NaN
-  return Number.isFinite(n) ? n : d
+  const n = pyFloatValue(v)
+  return n !== null && Number.isFinite(n) ? n : d
 }
 
 /**

@@ -15,7 +15,7 @@ import type { sessions } from './schema'
 import { dropUsageRows } from './usage-rows'
 import { existingColumns } from './reconcile'
 import { hasIdentity, MessageIdentity } from './message-identity'
-import { parsePyJson, pyJson, PyNumber, pyStr, pyStrip, pyTruthy, pythonFloat } from '@shared/contract/py-text'
+import { parsePyJson, pyJson, PyNumber, pyStr, pyStrip, pyTruthy, pyFloatValue } from '@shared/contract/py-text'
 import { encodeContent } from './content-codec'
 import { INACTIVE_FIELD } from './session-transfer'
 import { normalizeNulRows, nulMessageIds } from './fts-nul'
@@ -96,9 +96,7 @@ const yieldNow = () => new Promise<void>((r) => setImmediate(r))
  * upstream's NOT NULL columns refuse it and its whole import fails; here the field's default stands instead.
  */
 function pyFloat(v: unknown): number | null {
-  if (typeof v === 'number' || v instanceof PyNumber) return Number(v)
-  if (typeof v === 'boolean') return v ? 1 : 0
-  const n = typeof v === 'string' ? pythonFloat(v) : null
+  const n = pyFloatValue(v)
   return n === null || Number.isNaN(n) ? null : n
 }
 /** Python's `int(v)` of a JSON value (a float truncated, a string only as an integer literal), null where it raises. */

@@ -7,7 +7,7 @@
  * provider raises at initialize (the Memory page's health shows it), never a silent default.
  */
 import { isAbsolute, join, resolve } from 'node:path'
-import { pyRepr, pyTruthy, pythonFloat, pythonInt } from '@shared/contract/py-text'
+import { pyFloatValue, pyRepr, pyTruthy, pythonInt } from '@shared/contract/py-text'
 import { isPlainObject } from '../../../config'
 import { expandUser } from './expand-user'
 
@@ -44,15 +44,13 @@ const pyType = (v: unknown) =>
 
 /** Python's `float(v)` for a YAML value: numbers and bools as they are, strings in float()'s own syntax. */
 function pyFloat(v: unknown, key: string): number {
-  if (typeof v === 'number') return v
-  if (typeof v === 'boolean') return v ? 1 : 0
-  if (typeof v !== 'string')
-    throw new HolographicConfigError(
-      `${KEY}.${key}: float() argument must be a string or a real number, not '${pyType(v)}'`
-    )
-  const f = pythonFloat(v)
-  if (f === null) throw new HolographicConfigError(`${KEY}.${key}: could not convert string to float: ${pyRepr(v)}`)
-  return f
+  const f = pyFloatValue(v)
+  if (f !== null) return f
+  throw new HolographicConfigError(
+    typeof v === 'string'
+      ? `${KEY}.${key}: could not convert string to float: ${pyRepr(v)}`
+      : `${KEY}.${key}: float() argument must be a string or a real number, not '${pyType(v)}'`
+  )
 }
 
 /** Python's `int(v)`: a float truncates toward zero, a string must be a base-10 integer ('512.0' is an error). */
