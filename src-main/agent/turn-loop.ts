@@ -17,6 +17,7 @@ import {
 } from './providers/types'
 import { streamAttemptLimit, streamRetryWaitMs } from './stream-retry'
 import { cutReplyText } from './stopped-text'
+import { chatRequest } from './chat-request'
 import { EMPTY_SENTINEL, EmptyReplies, NO_REPLY_TEXT } from './empty-reply'
 import { runToolCalls } from './tool-runner'
 import type { ToolCallerAgent, ToolRegistry } from './tools/registry'
@@ -501,19 +502,9 @@ function buildRequest(
   maxTokens?: number,
   scaffold: readonly AgentMessage[] = []
 ): ChatRequest {
-  const messages: AgentMessage[] = []
-  const system = host.systemPromptText()
-  if (system) messages.push({ role: 'system', content: system })
-  for (const m of host.sessionMessages) messages.push(m === ctx.userMessage ? withMemory(m, ctx.memoryContext) : m)
-  messages.push(...scaffold) // an empty reply's prefill turns, this turn only
-  const tools = host.tools.schemas()
-  return {
-    model: host.runtime.model,
-    messages,
-    tools: tools.length ? tools : undefined,
-    reasoning: host.reasoningConfig,
-    maxTokens: maxTokens ?? host.runtime.maxTokens
-  }
+  const conversation = host.sessionMessages.map((m) => (m === ctx.userMessage ? withMemory(m, ctx.memoryContext) : m))
+  // an empty reply's prefill turns, this turn only
+  return chatRequest(host, host.systemPromptText(), [...conversation, ...scaffold], maxTokens)
 }
 
 /**
