@@ -337,8 +337,14 @@ const PY_FLOAT = new RegExp(
  * any Unicode decimal digits, single underscores between digits ('512.0' is an error).
  */
 export function pythonInt(text: string): number | null {
+  const n = pythonBigInt(text)
+  return n === null ? null : Number(n)
+}
+
+/** `pythonInt` to the digit (Python's int keeps every digit of a number past 2**53). */
+export function pythonBigInt(text: string): bigint | null {
   const t = asciiDigits(pyStrip(text))
-  return PY_INT.test(t) ? Number(t.replace(/_/g, '')) : null
+  return PY_INT.test(t) ? BigInt(t.replace(/_/g, '')) : null
 }
 
 /**

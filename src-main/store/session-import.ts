@@ -15,7 +15,17 @@ import type { sessions } from './schema'
 import { dropUsageRows } from './usage-rows'
 import { existingColumns } from './reconcile'
 import { hasIdentity, MessageIdentity } from './message-identity'
-import { parsePyJson, pyJson, PyNumber, pyStr, pyStrip, pyTruthy, pyFloatValue } from '@shared/contract/py-text'
+import {
+  parsePyJson,
+  pyJson,
+  PyNumber,
+  pyStr,
+  pyStrip,
+  pyTruthy,
+  pyFloatValue,
+  pythonBigInt,
+  pythonInt
+} from '@shared/contract/py-text'
 import { encodeContent } from './content-codec'
 import { INACTIVE_FIELD } from './session-transfer'
 import { normalizeNulRows, nulMessageIds } from './fts-nul'
@@ -104,7 +114,7 @@ function pyInt(v: unknown): number | null {
   if (v instanceof PyNumber) v = Number(v)
   if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : null
   if (typeof v === 'boolean') return v ? 1 : 0
-  return typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v) ? Number(v) : null
+  return typeof v === 'string' ? pythonInt(v) : null
 }
 /**
  * `pyInt` as upstream's import binds it: an integer past 2**53 to the digit (a BigInt: Python keeps every digit), and
@@ -113,8 +123,11 @@ function pyInt(v: unknown): number | null {
 function boundInt(v: unknown): number | bigint | null {
   let big: bigint
   if (v instanceof PyNumber && !v.isFloat) big = BigInt(v.text)
-  else if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) big = BigInt(v.trim())
-  else {
+  else if (typeof v === 'string') {
+    const n = pythonBigInt(v)
+    if (n === null) return null
+    big = n
+  } else {
     const n = pyInt(v)
     if (n === null || Number.isSafeInteger(n)) return n
     big = BigInt(n) // a float's whole value, exact
