@@ -341,6 +341,17 @@ export function pythonInt(text: string): number | null {
   return n === null ? null : Number(n)
 }
 
+/**
+ * Python's `int(v)` of a parsed YAML or JSON value, or null where it raises: a bool as 1 or 0, a finite number
+ * truncated toward zero (a PyNumber's or a bigint's nearest double), text in int()'s own syntax (`pythonInt`).
+ */
+export function pyIntValue(v: unknown): number | null {
+  if (typeof v === 'boolean') return v ? 1 : 0
+  if (typeof v === 'bigint' || v instanceof PyNumber) v = Number(v)
+  if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : null
+  return typeof v === 'string' ? pythonInt(v) : null
+}
+
 /** `pythonInt` to the digit (Python's int keeps every digit of a number past 2**53). */
 export function pythonBigInt(text: string): bigint | null {
   const t = asciiDigits(pyStrip(text))

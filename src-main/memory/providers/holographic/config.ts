@@ -7,7 +7,7 @@
  * provider raises at initialize (the Memory page's health shows it), never a silent default.
  */
 import { isAbsolute, join, resolve } from 'node:path'
-import { pyFloatValue, pyRepr, pyTruthy, pythonInt } from '@shared/contract/py-text'
+import { pyFloatValue, pyIntValue, pyRepr, pyTruthy } from '@shared/contract/py-text'
 import { isPlainObject } from '../../../config'
 import { expandUser } from './expand-user'
 
@@ -55,20 +55,12 @@ function pyFloat(v: unknown, key: string): number {
 
 /** Python's `int(v)`: a float truncates toward zero, a string must be a base-10 integer ('512.0' is an error). */
 function pyInt(v: unknown, key: string): number {
-  if (typeof v === 'boolean') return v ? 1 : 0
-  if (typeof v === 'number') {
-    if (Number.isNaN(v)) throw new HolographicConfigError(`${KEY}.${key}: cannot convert float NaN to integer`)
-    if (!Number.isFinite(v)) throw new HolographicConfigError(`${KEY}.${key}: cannot convert float infinity to integer`)
-    return Math.trunc(v)
-  }
-  if (typeof v !== 'string')
-    throw new HolographicConfigError(
-      `${KEY}.${key}: int() argument must be a string, a bytes-like object or a real number, not '${pyType(v)}'`
-    )
-  const n = pythonInt(v)
-  if (n === null)
-    throw new HolographicConfigError(`${KEY}.${key}: invalid literal for int() with base 10: ${pyRepr(v)}`)
-  return n
+  const n = pyIntValue(v)
+  if (n !== null) return n
+  const say = (what: string) => new HolographicConfigError(`${KEY}.${key}: ${what}`)
+  if (typeof v === 'number') throw say(`cannot convert float ${Number.isNaN(v) ? 'NaN' : 'infinity'} to integer`)
+  if (typeof v === 'string') throw say(`invalid literal for int() with base 10: ${pyRepr(v)}`)
+  throw say(`int() argument must be a string, a bytes-like object or a real number, not '${pyType(v)}'`)
 }
 
 /**
