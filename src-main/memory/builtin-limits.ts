@@ -5,6 +5,7 @@
  * so a file is full at the same point under both programs.
  */
 import { pyIntValue, pyLen } from '@shared/contract/py-text'
+import { readSection } from '../config'
 import { scanForThreats } from '@shared/contract/threat-scan'
 
 export const ENTRY_DELIMITER = '\n§\n'
@@ -24,14 +25,13 @@ export const entriesSize = (entries: readonly string[]) =>
  * upstream, the first value `int()` refuses ends the reading: a bad memory limit leaves both at their defaults.
  */
 export function memoryLimitsOf(config: Record<string, unknown> | null | undefined): MemoryLimits {
-  const section = config?.memory
-  const mem = typeof section === 'object' && section !== null && !Array.isArray(section) ? section : {}
+  const mem = readSection(config, 'memory')
   const out = { ...DEFAULT_MEMORY_LIMITS }
   for (const [target, key] of [
     ['memory', 'memory_char_limit'],
     ['user', 'user_char_limit']
   ] as const) {
-    const raw = (mem as Record<string, unknown>)[key]
+    const raw = mem[key]
     if (raw === undefined) continue
     const n = pyIntValue(raw)
     if (n === null) break
