@@ -352,6 +352,31 @@ export function pyIntValue(v: unknown): number | null {
   return typeof v === 'string' ? pythonInt(v) : null
 }
 
+/** What Python's `int(v)` raises where `pyIntValue` is null. */
+export function pyIntError(v: unknown): string {
+  if (typeof v === 'number') return `cannot convert float ${Number.isNaN(v) ? 'NaN' : 'infinity'} to integer`
+  if (typeof v === 'string') return `invalid literal for int() with base 10: ${pyRepr(v)}`
+  return `int() argument must be a string, a bytes-like object or a real number, not '${pyTypeName(v)}'`
+}
+
+/** What Python's `float(v)` raises where `pyFloatValue` is null. */
+export function pyFloatError(v: unknown): string {
+  return typeof v === 'string'
+    ? `could not convert string to float: ${pyRepr(v)}`
+    : `float() argument must be a string or a real number, not '${pyTypeName(v)}'`
+}
+
+/** Python's type name of a parsed YAML or JSON value, as its error messages give it. */
+export function pyTypeName(v: unknown): string {
+  if (v === null || v === undefined) return 'NoneType'
+  if (Array.isArray(v)) return 'list'
+  if (v instanceof PyNumber) return v.isFloat ? 'float' : 'int'
+  if (typeof v === 'object') return 'dict'
+  if (typeof v === 'string') return 'str'
+  if (typeof v === 'boolean') return 'bool'
+  return typeof v === 'bigint' || Number.isInteger(v) ? 'int' : 'float'
+}
+
 /** `pythonInt` to the digit (Python's int keeps every digit of a number past 2**53). */
 export function pythonBigInt(text: string): bigint | null {
   const t = asciiDigits(pyStrip(text))

@@ -7,7 +7,15 @@
  * provider raises at initialize (the Memory page's health shows it), never a silent default.
  */
 import { isAbsolute, join, resolve } from 'node:path'
-import { pyFloatValue, pyIntValue, pyRepr, pyTruthy } from '@shared/contract/py-text'
+import {
+  pyFloatError,
+  pyFloatValue,
+  pyIntError,
+  pyIntValue,
+  pyRepr,
+  pyTruthy,
+  pyTypeName
+} from '@shared/contract/py-text'
 import { isPlainObject } from '../../../config'
 import { expandUser } from './expand-user'
 
@@ -28,39 +36,18 @@ const KEY = 'plugins.hermes-memory-store'
 // because a clamped width is a different width from the one upstream writes into the same file.
 const MAX_DIM = 65536
 
-/** Python's type name in `float()` / `int()` errors. */
-const pyType = (v: unknown) =>
-  v === null || v === undefined
-    ? 'NoneType'
-    : Array.isArray(v)
-      ? 'list'
-      : typeof v === 'object'
-        ? 'dict'
-        : typeof v === 'string'
-          ? 'str'
-          : typeof v === 'boolean'
-            ? 'bool'
-            : 'float'
-
 /** Python's `float(v)` for a YAML value: numbers and bools as they are, strings in float()'s own syntax. */
 function pyFloat(v: unknown, key: string): number {
   const f = pyFloatValue(v)
   if (f !== null) return f
-  throw new HolographicConfigError(
-    typeof v === 'string'
-      ? `${KEY}.${key}: could not convert string to float: ${pyRepr(v)}`
-      : `${KEY}.${key}: float() argument must be a string or a real number, not '${pyType(v)}'`
-  )
+  throw new HolographicConfigError(`${KEY}.${key}: ${pyFloatError(v)}`)
 }
 
 /** Python's `int(v)`: a float truncates toward zero, a string must be a base-10 integer ('512.0' is an error). */
 function pyInt(v: unknown, key: string): number {
   const n = pyIntValue(v)
   if (n !== null) return n
-  const say = (what: string) => new HolographicConfigError(`${KEY}.${key}: ${what}`)
-  if (typeof v === 'number') throw say(`cannot convert float ${Number.isNaN(v) ? 'NaN' : 'infinity'} to integer`)
-  if (typeof v === 'string') throw say(`invalid literal for int() with base 10: ${pyRepr(v)}`)
-  throw say(`int() argument must be a string, a bytes-like object or a real number, not '${pyType(v)}'`)
+  throw new HolographicConfigError(`${KEY}.${key}: ${pyIntError(v)}`)
 }
 
 /**
@@ -78,7 +65,7 @@ function dbPathOf(c: Record<string, unknown>, home: string): string {
   if (raw === undefined || raw === null) return join(home, 'memory_store.db')
   if (typeof raw !== 'string')
     throw new HolographicConfigError(
-      `${KEY}.db_path: expected str, bytes or os.PathLike object, not ${typeof raw === 'number' && Number.isInteger(raw) ? 'int' : pyType(raw)}`
+      `${KEY}.db_path: expected str, bytes or os.PathLike object, not ${pyTypeName(raw)}`
     )
   let expanded = raw.replace(/\$\{HERMES_HOME\}|\$HERMES_HOME/g, home)
   try {
