@@ -337,8 +337,50 @@ const PY_FLOAT = new RegExp(
  * any Unicode decimal digits, single underscores between digits ('512.0' is an error).
  */
 export function pythonInt(text: string): number | null {
+  const n = pythonBigInt(text)
+  return n === null ? null : Number(n)
+}
+
+/**
+ * Python's `int(v)` of a parsed YAML or JSON value, or null where it raises: a bool as 1 or 0, a finite number
+ * truncated toward zero (a PyNumber's or a bigint's nearest double), text in int()'s own syntax (`pythonInt`).
+ */
+export function pyIntValue(v: unknown): number | null {
+  if (typeof v === 'boolean') return v ? 1 : 0
+  if (typeof v === 'bigint' || v instanceof PyNumber) v = Number(v)
+  if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : null
+  return typeof v === 'string' ? pythonInt(v) : null
+}
+
+/** What Python's `int(v)` raises where `pyIntValue` is null. */
+export function pyIntError(v: unknown): string {
+  if (typeof v === 'number') return `cannot convert float ${Number.isNaN(v) ? 'NaN' : 'infinity'} to integer`
+  if (typeof v === 'string') return `invalid literal for int() with base 10: ${pyRepr(v)}`
+  return `int() argument must be a string, a bytes-like object or a real number, not '${pyTypeName(v)}'`
+}
+
+/** What Python's `float(v)` raises where `pyFloatValue` is null. */
+export function pyFloatError(v: unknown): string {
+  return typeof v === 'string'
+    ? `could not convert string to float: ${pyRepr(v)}`
+    : `float() argument must be a string or a real number, not '${pyTypeName(v)}'`
+}
+
+/** Python's type name of a parsed YAML or JSON value, as its error messages give it. */
+export function pyTypeName(v: unknown): string {
+  if (v === null || v === undefined) return 'NoneType'
+  if (Array.isArray(v)) return 'list'
+  if (v instanceof PyNumber) return v.isFloat ? 'float' : 'int'
+  if (typeof v === 'object') return 'dict'
+  if (typeof v === 'string') return 'str'
+  if (typeof v === 'boolean') return 'bool'
+  return typeof v === 'bigint' || Number.isInteger(v) ? 'int' : 'float'
+}
+
+/** `pythonInt` to the digit (Python's int keeps every digit of a number past 2**53). */
+export function pythonBigInt(text: string): bigint | null {
   const t = asciiDigits(pyStrip(text))
-  return PY_INT.test(t) ? Number(t.replace(/_/g, '')) : null
+  return PY_INT.test(t) ? BigInt(t.replace(/_/g, '')) : null
 }
 
 /**
@@ -354,4 +396,14 @@ export function pythonFloat(text: string): number | null {
   if (word === 'nan') return NaN
   if (word.startsWith('inf')) return sign * Infinity
   return Number(t.replace(/_/g, ''))
+}
+
+/**
+ * Python's `float(v)` of a parsed YAML or JSON value, or null where it raises: a number as it is (a PyNumber's nearest
+ * double), a bool as 1 or 0, text in float()'s own syntax (`pythonFloat`); NaN and infinities stay what float() gives.
+ */
+export function pyFloatValue(v: unknown): number | null {
+  if (typeof v === 'number' || v instanceof PyNumber) return Number(v)
+  if (typeof v === 'boolean') return v ? 1 : 0
+  return typeof v === 'string' ? pythonFloat(v) : null
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { makeKit, recordingTool, until, type Kit } from './test-fixtures/kit'
 import type { AgentMemory } from './types'
-import { stoppedReplyText } from './stopped-text'
+import { cutReplyText } from './stopped-text'
 import { NO_REPLY_TEXT } from './empty-reply'
 
 /** What upstream hands on after a turn with no reply (scripts/golden/empty_reply_handoff.py). */
@@ -118,7 +118,7 @@ describe('Agent: loop limits and control', () => {
     ])
     // Upstream's rule on each shape of cut (scripts/golden/stopped_reply_text.py, run through its own scrubber and
     // strip_think_blocks): closed pairs of every tag anywhere, an unclosed block from its line's start, stray tags.
-    for (const [raw, kept] of stoppedGolden.cases) expect([raw, stoppedReplyText(raw)]).toEqual([raw, kept])
+    for (const [raw, kept] of stoppedGolden.cases) expect([raw, cutReplyText(raw).kept]).toEqual([raw, kept])
   })
 
   it('a caller AbortSignal interrupts too', async () => {

@@ -10,7 +10,8 @@ import { callModel } from './model-call'
 import { executeToolCall } from './tools/registry'
 import { TurnAccounting } from './turn-accounting'
 import { assistantMessage } from './messages'
-import type { AgentMessage, ChatRequest } from './providers/types'
+import type { AgentMessage } from './providers/types'
+import { chatRequest } from './chat-request'
 import type { Agent } from './agent'
 import type { AgentStore } from './types'
 import type { TurnContext } from './turn-context'
@@ -80,21 +81,10 @@ export async function runMemoryReview(agent: Agent, snapshot: AgentMessage[], si
   // No rows and no usage on the session: upstream's review agent has no session store at all.
   const store = { recordUsage: () => undefined } as unknown as AgentStore
   const system = agent.systemPromptText()
-  const messages: AgentMessage[] = [
-    ...(system ? [{ role: 'system' as const, content: system }] : []),
-    ...snapshot,
-    { role: 'user', content: MEMORY_REVIEW_PROMPT }
-  ]
-  const tools = agent.tools.schemas()
+  const messages: AgentMessage[] = [...snapshot, { role: 'user', content: MEMORY_REVIEW_PROMPT }]
   try {
     for (let i = 0; i < REVIEW_MAX_CALLS && !signal.aborted; i++) {
-      const req: ChatRequest = {
-        model: agent.runtime.model,
-        messages: [...messages],
-        tools: tools.length ? tools : undefined,
-        reasoning: agent.reasoningConfig,
-        maxTokens: agent.runtime.maxTokens
-      }
+      const req = chatRequest(agent, system, messages)
       const response = await callModel(
         {
           client: agent.getClient(),

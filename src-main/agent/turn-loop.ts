@@ -16,7 +16,8 @@ import {
   type RuntimeConfig
 } from './providers/types'
 import { streamAttemptLimit, streamRetryWaitMs } from './stream-retry'
-import { shownText, stoppedReplyText } from './stopped-text'
+import { cutReplyText } from './stopped-text'
+import { chatRequest } from './chat-request'
 import { EMPTY_SENTINEL, EmptyReplies, NO_REPLY_TEXT } from './empty-reply'
 import { runToolCalls } from './tool-runner'
 import type { ToolCallerAgent, ToolRegistry } from './tools/registry'
@@ -121,21 +122,20 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
     } catch (err) {
       if (!(err instanceof PartialCallError)) throw err
       host.apiCallCount++
+      // what the user saw of the reply, and that without reasoning blocks: as upstream keeps a stopped or cut reply
+      const { shown, kept } = cutReplyText(err.partialText)
       if (ctx.signal.aborted) {
         // Keep what the user already saw streaming in; the answer so far is the parts cut off before it (a Stop while
         // the model continues a cut-off reply) joined with it, as a finished continuation joins them. The kept row is
         // trimmed and without reasoning blocks, as upstream keeps a stopped reply (its next turn's history reads that row).
-        const text = stoppedReplyText(err.partialText)
-        if (text || err.partialReasoning) {
-          const partial = assistantMessage({ text, reasoning: err.partialReasoning, toolCalls: [] })
+        if (kept || err.partialReasoning) {
+          const partial = assistantMessage({ text: kept, reasoning: err.partialReasoning, toolCalls: [] })
           await host.save(partial, ctx, { finishReason: 'interrupted' })
         }
-        return stopped(host, ctx, parts.join('') + shownText(err.partialText))
+        return stopped(host, ctx, parts.join('') + shown)
       }
       const cut = CUT_KINDS.has(err.cause.kind)
       const n = err.toolCallsInFlight
-      // what the user saw of the reply: without reasoning blocks, as upstream keeps a cut reply's parts
-      const shown = stoppedReplyText(err.partialText)
       // A body that ended normally with a tool call's arguments incomplete would be cut the same way again: upstream
       // goes straight to keeping the text and asking the model to go on.
       if (cut && n && !err.cause.closedCleanly && streamRetries < STREAM_RETRIES) {
@@ -155,7 +155,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         i--
         continue
       }
-      if (cut && !n && !shown && err.cause.midStream) {
+      if (cut && !n && !kept && err.cause.midStream) {
         // Cut before any text reached the user, or a whole reply with nothing in it: the same request again, in
         // upstream's rounds and waits (stream-retry.ts).
         earlyCuts++
@@ -193,7 +193,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         )
       }
       const clean = Boolean(n && err.cause.closedCleanly)
-      if (cut && (shown || clean)) {
+      if (cut && (kept || clean)) {
         // Cut after text reached the user, or a body that ended normally inside a tool call's arguments: like a reply
         // cut by the output cap, the part is kept as its own row (finish_reason "length") and the model is asked to go
         // on from there; the same bound applies. A dropped connection's calls are noted in the part (as upstream
@@ -202,7 +202,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         const calls = `${n === 1 ? 'a tool call' : `${n} tool calls`}; ${n === 1 ? 'it was' : 'they were'} not run`
         const note = n && !clean ? `\n\n[The stream broke off in the middle of ${calls}.]` : ''
         if (note) ctx.emit({ kind: 'text', text: note })
-        const part = shown + note
+        const part = kept + note
         await host.save(assistantMessage({ text: part, reasoning: err.partialReasoning, toolCalls: [] }), ctx, {
           finishReason: 'length'
         })
@@ -225,8 +225,8 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         if (stopped) return stopped
         continue
       }
-      if (shown || err.partialReasoning) {
-        const partial = assistantMessage({ text: shown, reasoning: err.partialReasoning, toolCalls: [] })
+      if (kept || err.partialReasoning) {
+        const partial = assistantMessage({ text: kept, reasoning: err.partialReasoning, toolCalls: [] })
         await host.save(partial, ctx, { finishReason: 'error' })
       }
       // Cut inside its tool calls every time, with no text to keep: the error says so and how often it was asked.
@@ -505,19 +505,9 @@ function buildRequest(
   maxTokens?: number,
   scaffold: readonly AgentMessage[] = []
 ): ChatRequest {
-  const messages: AgentMessage[] = []
-  const system = host.systemPromptText()
-  if (system) messages.push({ role: 'system', content: system })
-  for (const m of host.sessionMessages) messages.push(m === ctx.userMessage ? withMemory(m, ctx.memoryContext) : m)
-  messages.push(...scaffold) // an empty reply's prefill turns, this turn only
-  const tools = host.tools.schemas()
-  return {
-    model: host.runtime.model,
-    messages,
-    tools: tools.length ? tools : undefined,
-    reasoning: host.reasoningConfig,
-    maxTokens: maxTokens ?? host.runtime.maxTokens
-  }
+  const conversation = host.sessionMessages.map((m) => (m === ctx.userMessage ? withMemory(m, ctx.memoryContext) : m))
+  // an empty reply's prefill turns, this turn only
+  return chatRequest(host, host.systemPromptText(), [...conversation, ...scaffold], maxTokens)
 }
 
 /**

@@ -9,6 +9,7 @@
  * Settings page (settings.ts), so the page says where compression really starts, not what config.yaml asks for.
  */
 import type { CompressionAdjustment } from '@shared/contract'
+import { pyFloatValue } from '@shared/contract/py-text'
 
 /** Windows below this many tokens compress no earlier than SMALL_WINDOW_FLOOR of the window (raise-only). */
 const SMALL_WINDOW = 512_000
@@ -37,9 +38,9 @@ export interface CompressionPlan {
   adjustments: CompressionAdjustment[]
 }
 
-/** A number as upstream's float()/int() takes it: a YAML number or a numeric string; anything else keeps `d`. */
+/** A finite number as upstream's float() takes the value (a bool, numeric text too, in its syntax); anything else keeps `d`. */
 function numeric(v: unknown, d: number): number {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() ? Number(v) : NaN
+  const n = pyFloatValue(v) ?? NaN
   return Number.isFinite(n) ? n : d
 }
 

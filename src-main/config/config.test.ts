@@ -167,6 +167,12 @@ agent: {max_turns: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
     expect(agentSettings({ agent: { max_iterations: 12 } }, {}).maxIterations).toBe(90)
     expect(agentSettings({ agent: { reasoning_effort: 'ludicrous' } }).reasoningEffort).toBeNull()
     expect(compressionPlan({ threshold: 'high' }, 600_000).configuredThreshold).toBe(0.5)
+    // float()'s syntax, not JavaScript's: no hex (upstream refuses it), underscores between digits, a bool as 1
+    expect(compressionPlan({ threshold: '0x1', target_ratio: '0.2_5', protect_last_n: true }, 600_000)).toMatchObject({
+      configuredThreshold: 0.5,
+      targetRatio: 0.25,
+      protectLastN: 1
+    })
   })
 
   it('model may be a bare string', () => {
@@ -336,6 +342,11 @@ describe('settings', () => {
       }
     })
     expect(JSON.stringify(s)).not.toContain('sk-secret')
+  })
+
+  it('shows the compression threshold the agent starts from, a quoted number too (upstream float()s it)', () => {
+    const h = home('model: gpt-4o\ncompression:\n  threshold: "0.7"\n')
+    expect(readSettings(h, { vault: envVault }).compression.configuredThreshold).toBe(0.7)
   })
 
   it('writeSettings keeps other keys and comments, stores the key in .env 0600', () => {

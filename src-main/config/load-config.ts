@@ -140,12 +140,22 @@ const unreadable = (path: string, err: unknown): ConfigError => ({
   message: `cannot read ${path}: ${errorMessage(err)}`
 })
 
+const malformed = (path: string, message: string, line?: number): ConfigError => ({
+  code: 'malformed_config',
+  path,
+  ...(line !== undefined ? { line } : {}),
+  message
+})
+
+/** A config.yaml that is there but cannot be used: read as empty (upstream's defaults), with why. */
+const unusable = (path: string, error: ConfigError): LoadedConfig => ({ path, raw: {}, exists: true, error })
+
 function readConfig(path: string): LoadedConfig {
   let text: string
   try {
     text = readFileSync(path, 'utf8')
   } catch (err) {
-    return { path, raw: {}, exists: true, error: unreadable(path, err) }
+    return unusable(path, unreadable(path, err))
   }
   const doc = parsePyYaml(text)
   if (doc.errors.length) {
@@ -153,32 +163,16 @@ function readConfig(path: string): LoadedConfig {
     const line = first.linePos?.[0]?.line
     // the parser's first line, without the colon that introduces its excerpt of the file
     const detail = first.message.split('\n')[0].replace(/:\s*$/, '')
-    return {
+    return unusable(
       path,
-      raw: {},
-      exists: true,
-      error: {
-        code: 'malformed_config',
-        path,
-        line,
-        message: `config.yaml is not valid YAML (${path}${line ? `, line ${line}` : ''}): ${detail}`
-      }
-    }
+      malformed(path, `config.yaml is not valid YAML (${path}${line ? `, line ${line}` : ''}): ${detail}`, line)
+    )
   }
   let value: unknown
   try {
     value = doc.toJS({ maxAliasCount: 100 })
   } catch (err) {
-    return {
-      path,
-      raw: {},
-      exists: true,
-      error: {
-        code: 'malformed_config',
-        path,
-        message: `config.yaml could not be read (${path}): ${errorMessage(err)}`
-      }
-    }
+    return unusable(path, malformed(path, `config.yaml could not be read (${path}): ${errorMessage(err)}`))
   }
   if (value === null || value === undefined) return { path, raw: {}, exists: true, error: null }
   if (!isPlainObject(value)) {
@@ -186,17 +180,8 @@ function readConfig(path: string): LoadedConfig {
     const start = doc.contents?.range?.[0] ?? 0
     const line = text.slice(0, start).split('\n').length
     const what = Array.isArray(value) ? 'a list' : `a ${typeof value}`
-    return {
-      path,
-      raw: {},
-      exists: true,
-      error: {
-        code: 'malformed_config',
-        path,
-        line,
-        message: `config.yaml must be a mapping at the top level (${path}, line ${line}), not ${what}`
-      }
-    }
+    const message = `config.yaml must be a mapping at the top level (${path}, line ${line}), not ${what}`
+    return unusable(path, malformed(path, message, line))
   }
   return {
     path,

@@ -30,6 +30,7 @@ export function readSettings(home: string, opts: SettingsOptions): ProfileSettin
   const secrets = secretsFor(home, vault) // read once: the runtime and the turn budget both read them
   const rt = resolveRuntime(home, { vault, secrets })
   const keySet = rt.apiKey.length > 0
+  const agent = agentSettings(raw, { ...process.env, ...secrets })
   const inVault = rt.apiKeyFrom === 'env' && vault.storage !== 'env_file' && Boolean(vault.read(home)[rt.apiKeyEnv])
   return {
     profile: profileOf(home, opts.profile),
@@ -41,9 +42,7 @@ export function readSettings(home: string, opts: SettingsOptions): ProfileSettin
     apiKeySet: keySet,
     apiKeyStorage: !keySet ? 'none' : rt.apiKeyFrom === 'config' ? 'config' : inVault ? 'safe_storage' : 'env_file',
     // the Session page's budget; null: no limit (`.inf`, or more calls than a number here can count)
-    maxIterations: ((n) => (n <= Number.MAX_SAFE_INTEGER ? n : null))(
-      agentSettings(raw, { ...process.env, ...secrets }).maxIterations
-    ),
+    maxIterations: ((n) => (n <= Number.MAX_SAFE_INTEGER ? n : null))(agent.maxIterations),
     // where compression really starts: the agent's own plan for this window (runtime.ts), not the configured share
     compression: {
       enabled: rt.compression.enabled,

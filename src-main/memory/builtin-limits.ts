@@ -4,7 +4,8 @@
  * write and the prompt snapshot go through. Sizes are code points (Python's `len`), as upstream counts them,
  * so a file is full at the same point under both programs.
  */
-import { pyLen, pythonInt } from '@shared/contract/py-text'
+import { pyIntValue, pyLen } from '@shared/contract/py-text'
+import { readSection } from '../config'
 import { scanForThreats } from '@shared/contract/threat-scan'
 
 export const ENTRY_DELIMITER = '\n§\n'
@@ -19,29 +20,20 @@ export const DEFAULT_MEMORY_LIMITS: MemoryLimits = { memory: 2_200, user: 1_375 
 export const entriesSize = (entries: readonly string[]) =>
   entries.length === 0 ? 0 : pyLen(entries.join(ENTRY_DELIMITER))
 
-/** Python's `int(v)` for what a YAML value can be; null where Python raises. */
-function pyInt(v: unknown): number | null {
-  if (typeof v === 'boolean') return v ? 1 : 0
-  if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : null
-  if (typeof v === 'bigint') return Number(v)
-  return typeof v === 'string' ? pythonInt(v) : null
-}
-
 /**
  * The limits upstream's on-disk store uses for this config (`int()` of each value, defaults when absent). As
  * upstream, the first value `int()` refuses ends the reading: a bad memory limit leaves both at their defaults.
  */
 export function memoryLimitsOf(config: Record<string, unknown> | null | undefined): MemoryLimits {
-  const section = config?.memory
-  const mem = typeof section === 'object' && section !== null && !Array.isArray(section) ? section : {}
+  const mem = readSection(config, 'memory')
   const out = { ...DEFAULT_MEMORY_LIMITS }
   for (const [target, key] of [
     ['memory', 'memory_char_limit'],
     ['user', 'user_char_limit']
   ] as const) {
-    const raw = (mem as Record<string, unknown>)[key]
+    const raw = mem[key]
     if (raw === undefined) continue
-    const n = pyInt(raw)
+    const n = pyIntValue(raw)
     if (n === null) break
     out[target] = n
   }
@@ -107,6 +99,6 @@ export function promptEntries(entries: readonly string[], fileName: string): str
  */
 export function nudgeIntervalOf(v: unknown): number {
   if (v === undefined) return 10
-  const n = pyInt(v)
+  const n = pyIntValue(v)
   return n === null || n < 0 ? 0 : n
 }

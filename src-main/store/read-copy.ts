@@ -70,17 +70,16 @@ export function sourcePrint(file: string): string {
  * read either).
  */
 export function takeCopy(file: string, reason: string): ReadCopy {
-  for (let tries = 1; ; tries++) {
-    const { dir, copy } = copyFolder(file)
-    const print = sourcePrint(file)
+  const steps = copySteps(file, reason)
+  for (let step = steps.next(); ;) {
+    if (step.done) return step.value
+    let failed: Failed = null
     try {
-      copyFileSync(file, copy)
-      if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copy}-wal`)
-    } catch (err) {
-      if (sourcePrint(file) === print) return failCopy(dir, err)
+      copyFileSync(step.value.from, step.value.to)
+    } catch (error) {
+      failed = { error }
     }
-    if (sourcePrint(file) === print) return { dir, file: copy, reason, print, takenAt: Date.now() }
-    unstable(dir, tries)
+    step = steps.next(failed)
   }
 }
 
@@ -89,15 +88,33 @@ export function takeCopy(file: string, reason: string): ReadCopy {
  * up to a second at every change of the original. The store serves its previous copy until this one is whole.
  */
 export async function refreshCopy(file: string, reason: string): Promise<ReadCopy> {
+  const steps = copySteps(file, reason)
+  for (let step = steps.next(); ;) {
+    if (step.done) return step.value
+    let failed: Failed = null
+    try {
+      await copyFile(step.value.from, step.value.to)
+    } catch (error) {
+      failed = { error }
+    }
+    step = steps.next(failed)
+  }
+}
+
+/** What one file's copy met: null when it went through. */
+type Failed = { error: unknown } | null
+
+/**
+ * The copy's rule, once for both callers: each file to copy is yielded (the caller copies it, on its thread or off
+ * it, and answers how that went), then the whole is kept, taken again, or its failure thrown.
+ */
+function* copySteps(file: string, reason: string): Generator<{ from: string; to: string }, ReadCopy, Failed> {
   for (let tries = 1; ; tries++) {
     const { dir, copy } = copyFolder(file)
     const print = sourcePrint(file)
-    try {
-      await copyFile(file, copy)
-      if (existsSync(`${file}-wal`)) await copyFile(`${file}-wal`, `${copy}-wal`)
-    } catch (err) {
-      if (sourcePrint(file) === print) return failCopy(dir, err)
-    }
+    let failed = yield { from: file, to: copy }
+    if (!failed && existsSync(`${file}-wal`)) failed = yield { from: `${file}-wal`, to: `${copy}-wal` }
+    if (failed && sourcePrint(file) === print) return failCopy(dir, failed.error)
     if (sourcePrint(file) === print) return { dir, file: copy, reason, print, takenAt: Date.now() }
     unstable(dir, tries)
   }

@@ -206,6 +206,45 @@ describe('a title another session holds', () => {
   })
 })
 
+describe('integers written as text', () => {
+  it('are read as Python int() reads them: underscores between digits, any decimal digits, never a float', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cad-import-ints-'))
+    try {
+      const path = join(dir, 'state.db')
+      const store = new SessionStore(path, { profile: 'default' })
+      // upstream's import (hermes_state.py _import_int_or_none: int(value)) takes the first two, refuses the third
+      const rec = (id: string, n: string) =>
+        JSON.stringify({
+          id,
+          source: 'cli',
+          input_tokens: n,
+          messages: [{ role: 'user', content: 'hi', token_count: n }]
+        })
+      const summary = await store.importJsonl(
+        [rec('a', '1_000'), rec('b', ' \u0661\u0662 '), rec('c', '12.0')].join('\n'),
+        100
+      )
+      store.close()
+      expect(summary.errors).toEqual([
+        { id: 'c', line: 3, reason: expect.stringContaining('token_count must be an integer') }
+      ])
+      const db = new Database(path, { readonly: true })
+      const rows = db
+        .prepare(
+          'SELECT s.id, s.input_tokens, m.token_count FROM sessions s JOIN messages m ON m.session_id = s.id ORDER BY s.id'
+        )
+        .all()
+      db.close()
+      expect(rows).toEqual([
+        { id: 'a', input_tokens: 1000, token_count: 1000 },
+        { id: 'b', input_tokens: 12, token_count: 12 }
+      ])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
 describe('export while upstream writes the session', () => {
   it.skipIf(!HAS_UPSTREAM)(
     'each record is one snapshot: its row and its messages agree, every call but the last turn’s has its result',

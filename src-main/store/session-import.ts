@@ -15,7 +15,17 @@ import type { sessions } from './schema'
 import { dropUsageRows } from './usage-rows'
 import { existingColumns } from './reconcile'
 import { hasIdentity, MessageIdentity } from './message-identity'
-import { parsePyJson, pyJson, PyNumber, pyStr, pyStrip, pyTruthy, pythonFloat } from '@shared/contract/py-text'
+import {
+  parsePyJson,
+  pyJson,
+  PyNumber,
+  pyStr,
+  pyStrip,
+  pyTruthy,
+  pyFloatValue,
+  pyIntValue,
+  pythonBigInt
+} from '@shared/contract/py-text'
 import { encodeContent } from './content-codec'
 import { INACTIVE_FIELD } from './session-transfer'
 import { normalizeNulRows, nulMessageIds } from './fts-nul'
@@ -96,28 +106,22 @@ const yieldNow = () => new Promise<void>((r) => setImmediate(r))
  * upstream's NOT NULL columns refuse it and its whole import fails; here the field's default stands instead.
  */
 function pyFloat(v: unknown): number | null {
-  if (typeof v === 'number' || v instanceof PyNumber) return Number(v)
-  if (typeof v === 'boolean') return v ? 1 : 0
-  const n = typeof v === 'string' ? pythonFloat(v) : null
+  const n = pyFloatValue(v)
   return n === null || Number.isNaN(n) ? null : n
 }
-/** Python's `int(v)` of a JSON value (a float truncated, a string only as an integer literal), null where it raises. */
-function pyInt(v: unknown): number | null {
-  if (v instanceof PyNumber) v = Number(v)
-  if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : null
-  if (typeof v === 'boolean') return v ? 1 : 0
-  return typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v) ? Number(v) : null
-}
 /**
- * `pyInt` as upstream's import binds it: an integer past 2**53 to the digit (a BigInt: Python keeps every digit), and
+ * Python's `int(v)` (`pyIntValue`) as upstream's import binds it: an integer past 2**53 to the digit (a BigInt: Python keeps every digit), and
  * one past 64 bits an error, as Python's sqlite3 raises binding it (upstream's whole import fails; here the line).
  */
 function boundInt(v: unknown): number | bigint | null {
   let big: bigint
   if (v instanceof PyNumber && !v.isFloat) big = BigInt(v.text)
-  else if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) big = BigInt(v.trim())
-  else {
-    const n = pyInt(v)
+  else if (typeof v === 'string') {
+    const n = pythonBigInt(v)
+    if (n === null) return null
+    big = n
+  } else {
+    const n = pyIntValue(v)
     if (n === null || Number.isSafeInteger(n)) return n
     big = BigInt(n) // a float's whole value, exact
   }
@@ -170,7 +174,8 @@ function check(v: unknown): string | null {
       if (typeof mm.role !== 'string' || !mm.role) return `${key}[${i}].role must be a non-empty string`
       for (const f of MESSAGE_TEXT)
         if (mm[f] != null && typeof mm[f] !== 'string') return `${key}[${i}].${f} must be a string`
-      if (mm.token_count != null && pyInt(mm.token_count) === null) return `${key}[${i}].token_count must be an integer`
+      if (mm.token_count != null && pyIntValue(mm.token_count) === null)
+        return `${key}[${i}].token_count must be an integer`
     }
   }
   return null
@@ -457,9 +462,9 @@ function* importSession(
   // those two; anything else is the live rows, as upstream's import counts them
   const live = raw.filter((r) => r.active)
   const calls = (rows: typeof raw) => rows.reduce((n, r) => n + callCount(r.m.tool_calls), 0)
-  const kept = raw.length > live.length && pyInt(rec.message_count) === raw.length
+  const kept = raw.length > live.length && pyIntValue(rec.message_count) === raw.length
   row.message_count = kept ? raw.length : live.length
-  row.tool_call_count = kept && pyInt(rec.tool_call_count) === calls(raw) ? calls(raw) : calls(live)
+  row.tool_call_count = kept && pyIntValue(rec.tool_call_count) === calls(raw) ? calls(raw) : calls(live)
   // Titles are unique in a home (upstream creates idx_sessions_title_unique on every open): a title another session
   // holds is refused here, not only where that index exists — a home Caduceus created lacks it, and a duplicate
   // there would be resolved by upstream's next open clearing the OLDER session's title.

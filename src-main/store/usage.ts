@@ -97,30 +97,32 @@ export function recordUsageRows(
     s.billingMode = u.billingMode || null
   }
 
+  // The call's counters, added to the session row, its route row and its day row alike (money differs below).
+  const calls = {
+    api_call_count: u.apiCalls,
+    input_tokens: u.inputTokens,
+    output_tokens: u.outputTokens,
+    cache_read_tokens: u.cacheReadTokens,
+    cache_write_tokens: u.cacheWriteTokens,
+    reasoning_tokens: u.reasoningTokens
+  }
+  const sessionCounters: Record<UsageCounter, number | null> = {
+    ...calls,
+    // Unpriced usage adds 0.0, as upstream's update_token_counts does (COALESCE(?, 0)): the column reads 0.0 beside
+    // cost_status 'unknown', which every reader (upstream's, Caduceus's moneyFromColumns) takes as "no price"
+    estimated_cost_usd: priced && !billed ? u.costUsd : billed ? null : 0,
+    actual_cost_usd: billed ? u.costUsd : null
+  }
   stmt(
     db,
-    `UPDATE sessions SET
-      input_tokens = COALESCE(input_tokens, 0) + @in, output_tokens = COALESCE(output_tokens, 0) + @out,
-      cache_read_tokens = COALESCE(cache_read_tokens, 0) + @cr, cache_write_tokens = COALESCE(cache_write_tokens, 0) + @cw,
-      reasoning_tokens = COALESCE(reasoning_tokens, 0) + @rt, api_call_count = COALESCE(api_call_count, 0) + @calls,
-      estimated_cost_usd = CASE WHEN @est IS NULL THEN estimated_cost_usd ELSE COALESCE(estimated_cost_usd, 0) + @est END,
-      actual_cost_usd = CASE WHEN @act IS NULL THEN actual_cost_usd ELSE COALESCE(actual_cost_usd, 0) + @act END,
+    `UPDATE sessions SET ${USAGE_COUNTERS.map(addedTo).join(', ')},
       cost_status = @status, cost_source = @source, pricing_version = COALESCE(@pv, pricing_version),
       model = COALESCE(model, @model), billing_provider = COALESCE(billing_provider, @provider),
       billing_base_url = COALESCE(billing_base_url, @base), billing_mode = COALESCE(billing_mode, @mode)
     WHERE id = @id`
   ).run({
     id: sessionId,
-    in: u.inputTokens,
-    out: u.outputTokens,
-    cr: u.cacheReadTokens,
-    cw: u.cacheWriteTokens,
-    rt: u.reasoningTokens,
-    calls: u.apiCalls,
-    // Unpriced usage adds 0.0, as upstream's update_token_counts does (COALESCE(?, 0)): the column reads 0.0 beside
-    // cost_status 'unknown', which every reader (upstream's, Caduceus's moneyFromColumns) takes as "no price"
-    est: priced && !billed ? u.costUsd : billed ? null : 0,
-    act: billed ? u.costUsd : null,
+    ...sessionCounters,
     status,
     source: costSource,
     pv: u.pricingVersion ?? null,
@@ -142,12 +144,7 @@ export function recordUsageRows(
     billing_base_url: u.baseUrl || s.billingBaseUrl || '',
     billing_mode: u.billingMode || s.billingMode || '',
     task: u.task ?? '',
-    api_call_count: u.apiCalls,
-    input_tokens: u.inputTokens,
-    output_tokens: u.outputTokens,
-    cache_read_tokens: u.cacheReadTokens,
-    cache_write_tokens: u.cacheWriteTokens,
-    reasoning_tokens: u.reasoningTokens,
+    ...calls,
     estimated_cost_usd: est,
     actual_cost_usd: act,
     cost_status: routeStatus,
@@ -174,14 +171,9 @@ export function recordUsageRows(
     dailyValues({
       session_id: sessionId,
       day: dayValue,
-      input_tokens: u.inputTokens,
-      output_tokens: u.outputTokens,
-      cache_read_tokens: u.cacheReadTokens,
-      cache_write_tokens: u.cacheWriteTokens,
-      reasoning_tokens: u.reasoningTokens,
+      ...calls,
       estimated_cost_usd: est,
-      actual_cost_usd: act,
-      api_call_count: u.apiCalls
+      actual_cost_usd: act
     }),
     {}
   )
@@ -274,7 +266,13 @@ export const USAGE_COUNTERS = [
   'estimated_cost_usd',
   'actual_cost_usd'
 ] as const satisfies ReadonlyArray<keyof typeof sessions.$inferSelect>
+type UsageCounter = (typeof USAGE_COUNTERS)[number]
 const COUNTERS = new Set<string>(USAGE_COUNTERS)
+/**
+ * A counter's accumulation, one rule for the session row and its route and day rows: the value is added to what the
+ * row holds (NULL there counts as 0), and a NULL value adds nothing (a call with no billed cost leaves the amount).
+ */
+const addedTo = (c: string) => `${c} = CASE WHEN @${c} IS NULL THEN ${c} ELSE COALESCE(${c}, 0) + @${c} END`
 const ROUTE_KEY = ['session_id', 'model', 'billing_provider', 'billing_base_url', 'billing_mode', 'task']
 const DAILY_KEY = ['session_id', 'day']
 
@@ -313,9 +311,7 @@ function addOrInsert(
   const where = key.map((c) => `${c} IS @${c}`).join(' AND ')
   const sets = present
     .filter((c) => !key.includes(c))
-    .flatMap((c) =>
-      COUNTERS.has(c) ? [`${c} = COALESCE(${c}, 0) + @${c}`] : replace[c] ? [`${c} = ${replace[c]}`] : []
-    )
+    .flatMap((c) => (COUNTERS.has(c) ? [addedTo(c)] : replace[c] ? [`${c} = ${replace[c]}`] : []))
   const params = Object.fromEntries(present.map((c) => [c, values[c]]))
   const changed = sets.length
     ? stmt(db, `UPDATE ${table} SET ${sets.join(', ')} WHERE ${where}`).run(params).changes

@@ -3,7 +3,7 @@
  * user's machine with the user's rights, so a profile must opt in with `terminal.enabled: true`.
  */
 import { isAbsolute } from 'node:path'
-import { isPlainObject, type RawConfig } from '../config'
+import { readSection, type RawConfig } from '../config'
 
 export interface TerminalSettings {
   enabled: boolean
@@ -12,7 +12,7 @@ export interface TerminalSettings {
 }
 
 export function terminalSettings(raw: RawConfig | null | undefined): TerminalSettings {
-  const t = isPlainObject(raw) && isPlainObject(raw.terminal) ? raw.terminal : {}
+  const t = readSection(raw, 'terminal')
   const cwd = typeof t.cwd === 'string' && t.cwd.trim() && isAbsolute(t.cwd.trim()) ? t.cwd.trim() : null
   // Strictly `true`: a typo'd `enabled: "yes"` must not switch shell access on.
   return { enabled: t.enabled === true, cwd }

@@ -1,7 +1,7 @@
 import { useEffect } from 'react'
 import { create } from 'zustand'
 import { queryOptions, useQuery } from '@tanstack/react-query'
-import type { BusyInputMode, ProfileSettings, SettingsUpdate } from '@shared/contract'
+import { ProfileSettings, type BusyInputMode, type SettingsUpdate } from '@shared/contract'
 import { getApi } from '../api'
 import { errorMessage } from '../lib/format'
 import { pushToast, reportError } from './toasts'
@@ -17,36 +17,12 @@ interface SettingsStore {
 const initial = (): SettingsStore => ({ saving: false, fieldErrors: {} })
 export const useSettings = create<SettingsStore>()(() => initial())
 
+/** The contract's fields, read from its schema: a field added there is kept here without a second list. */
+const FIELDS = Object.keys(ProfileSettings.shape) as Array<keyof ProfileSettings>
+
 /** Keep only the contract's fields: whatever a host echoes back, a key never sits in renderer state. */
 function clean(s: ProfileSettings): ProfileSettings {
-  const {
-    profile,
-    provider,
-    baseUrl,
-    model,
-    apiMode,
-    apiKeySet,
-    apiKeyStorage,
-    maxIterations,
-    compression,
-    busyInputMode,
-    demo,
-    configError
-  } = s
-  return {
-    profile,
-    provider,
-    baseUrl,
-    model,
-    apiMode,
-    apiKeySet,
-    apiKeyStorage,
-    maxIterations,
-    compression,
-    busyInputMode,
-    demo,
-    ...(configError ? { configError } : {})
-  }
+  return Object.fromEntries(FIELDS.flatMap((k) => (s[k] === undefined ? [] : [[k, s[k]]]))) as ProfileSettings
 }
 
 /** Cleaned inside the fetch, so the cache itself never holds more than the contract's fields. */

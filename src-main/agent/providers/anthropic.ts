@@ -6,7 +6,7 @@
 // Type-only at load: the SDK is imported on the first call (start-up doesn't pay for a provider it may never use).
 import type Anthropic from '@anthropic-ai/sdk'
 import { isDirectAnthropic, thinkingParam, toAnthropicMessages, toAnthropicTools } from './anthropic-convert'
-import { CallWatch, resolveCallLimits } from './call-limits'
+import { runtimeCallLimits, watchedCall, type CallWatch } from './call-limits'
 import { cutOffJson } from '../json-prefix'
 import { toProviderError } from './errors'
 import { ArgsBuffer } from './tool-call-assembler'
@@ -25,13 +25,10 @@ import {
 import type { ToolCallRequest } from '../tools/registry'
 
 export function createAnthropicClient(runtime: RuntimeConfig): ProviderClient {
-  const limits = resolveCallLimits({
-    ...runtime.limits,
-    ...(runtime.maxRetries !== undefined ? { maxRetries: runtime.maxRetries } : {})
-  })
+  const limits = runtimeCallLimits(runtime)
   // Userinfo in the base URL becomes `Authorization: Basic …`; the key still goes as `x-api-key`.
   const target = splitUrlCredentials(runtime.baseUrl)
-  // One SDK per call: its `fetch` is that call's watch (inactivity, total cap, retries with Retry-After).
+  // One SDK per call (watchedCall): its `fetch` is that call's watch.
   const sdkFor = async (watch: CallWatch): Promise<Anthropic> =>
     new (await import('@anthropic-ai/sdk')).default({
       apiKey: runtime.apiKey || 'no-key',
@@ -46,14 +43,8 @@ export function createAnthropicClient(runtime: RuntimeConfig): ProviderClient {
     })
   return {
     apiMode: 'anthropic_messages',
-    async *stream(req, signal) {
-      const watch = new CallWatch(limits, signal)
-      try {
-        yield* streamMessages(await sdkFor(watch), watch, runtime, req, signal)
-      } finally {
-        watch.done()
-      }
-    }
+    stream: (req, signal) =>
+      watchedCall(limits, signal, sdkFor, (sdk, watch) => streamMessages(sdk, watch, runtime, req, signal))
   }
 }
 

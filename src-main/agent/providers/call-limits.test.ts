@@ -101,6 +101,26 @@ describe('provider call limits', () => {
     expect(r.error?.status).toBe(503)
   })
 
+  it.each(['chat_completions', 'anthropic_messages'] as const)(
+    "%s: the runtime's own maxRetries stands over its limits (the scripted provider asks for none)",
+    async (apiMode) => {
+      provider.hits = 0
+      provider.route = (_req, res) =>
+        void res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"busy"}}')
+      const c = createProviderClient({
+        model: 'm',
+        provider: 'custom',
+        baseUrl: provider.baseUrl,
+        apiKey: 'k-test',
+        apiMode,
+        maxRetries: 0,
+        limits: { maxRetries: 2, maxRetryWaitMs: 50 }
+      })
+      expect((await run(c)).error?.status).toBe(503)
+      expect(provider.hits).toBe(1)
+    }
+  )
+
   it('Stop pressed while a retry is being set up ends the call at once, not after the Retry-After wait', async () => {
     provider.hits = 0
     provider.route = (_req, res) =>

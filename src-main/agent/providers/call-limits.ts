@@ -16,7 +16,7 @@
  */
 import { boundedBody } from './bounded-body'
 import { retryAfterMs } from './retry-after'
-import { ProviderError } from './types'
+import { ProviderError, type RuntimeConfig } from './types'
 
 export interface CallLimits {
   inactivityMs: number
@@ -53,6 +53,32 @@ export function resolveCallLimits(partial?: Partial<CallLimits> | null): CallLim
   if (out.maxReplyChars > 0 && (out.maxToolArgsChars <= 0 || out.maxToolArgsChars > out.maxReplyChars))
     out.maxToolArgsChars = out.maxReplyChars
   return out
+}
+
+/** The limits a runtime's calls run under: its `limits`, with its own `maxRetries` (when set) over theirs. */
+export function runtimeCallLimits(runtime: Pick<RuntimeConfig, 'limits' | 'maxRetries'>): CallLimits {
+  return resolveCallLimits({
+    ...runtime.limits,
+    ...(runtime.maxRetries !== undefined ? { maxRetries: runtime.maxRetries } : {})
+  })
+}
+
+/**
+ * One provider call under its own watch: the SDK is made for it (its `fetch` is the watch's: inactivity, total cap,
+ * retries with Retry-After), `stream` reads the reply, and the watch ends however the stream does.
+ */
+export async function* watchedCall<S, T>(
+  limits: CallLimits,
+  signal: AbortSignal | undefined,
+  sdkFor: (watch: CallWatch) => Promise<S>,
+  stream: (sdk: S, watch: CallWatch) => AsyncIterable<T>
+): AsyncGenerator<T> {
+  const watch = new CallWatch(limits, signal)
+  try {
+    yield* stream(await sdkFor(watch), watch)
+  } finally {
+    watch.done()
+  }
 }
 
 /** Whether a reply is worth another attempt: the provider's explicit word first, else its status. */

@@ -6,7 +6,7 @@
 // Type-only at load: the SDK is imported on the first call, so starting the CLI/host doesn't pay ~1 s for it.
 import type OpenAI from 'openai'
 import { cutOffJson } from '../json-prefix'
-import { CallWatch, resolveCallLimits, type CallLimits } from './call-limits'
+import { runtimeCallLimits, watchedCall, type CallWatch } from './call-limits'
 import { toProviderError } from './errors'
 import { ToolCallAssembler } from './tool-call-assembler'
 import { splitUrlCredentials } from './url-auth'
@@ -24,13 +24,10 @@ import {
 } from './types'
 
 export function createOpenAICompatClient(runtime: RuntimeConfig): ProviderClient {
-  const limits = resolveCallLimits({
-    ...runtime.limits,
-    ...(runtime.maxRetries !== undefined ? { maxRetries: runtime.maxRetries } : {})
-  })
+  const limits = runtimeCallLimits(runtime)
   // Userinfo in the base URL becomes Basic auth, which replaces the Bearer key (the SDK's default headers win).
   const target = splitUrlCredentials(runtime.baseUrl)
-  // One SDK per call: its `fetch` is that call's watch (inactivity, total cap, retries with Retry-After).
+  // One SDK per call (watchedCall): its `fetch` is that call's watch.
   const sdkFor = async (watch: CallWatch): Promise<OpenAI> =>
     new (await import('openai')).default({
       // Explicit key always: the SDK would otherwise fall back to process.env.OPENAI_API_KEY, which
@@ -47,22 +44,8 @@ export function createOpenAICompatClient(runtime: RuntimeConfig): ProviderClient
     })
   return {
     apiMode: 'chat_completions',
-    stream: (req, signal) => streamChat(sdkFor, limits, runtime, req, signal)
-  }
-}
-
-async function* streamChat(
-  sdkFor: (w: CallWatch) => Promise<OpenAI>,
-  limits: CallLimits,
-  runtime: RuntimeConfig,
-  req: ChatRequest,
-  signal?: AbortSignal
-): AsyncGenerator<StreamEvent> {
-  const watch = new CallWatch(limits, signal)
-  try {
-    yield* streamChatWatched(await sdkFor(watch), watch, runtime, req, signal)
-  } finally {
-    watch.done()
+    stream: (req, signal) =>
+      watchedCall(limits, signal, sdkFor, (sdk, watch) => streamChatWatched(sdk, watch, runtime, req, signal))
   }
 }
 

@@ -160,7 +160,8 @@ beforeAll(async () => {
   seed('fence', 'memory:\n  provider: corerec\n', {})
   seed('batch', `memory:\n  provider: corerec\n${BATCH.config.replace(/^memory:\n/, '')}`, BATCH.files)
   golden.flags.forEach((f, i) => seed(profiles[i]!, f.config, f.files))
-  NUDGE.forEach((c, i) => seed(`nudge${i}`, c.config, {}))
+  // a reasoning setting, which the review's calls must carry as the turn's do
+  NUDGE.forEach((c, i) => seed(`nudge${i}`, `${c.config}agent:\n  reasoning_effort: high\n`, {}))
   await rig.start()
 })
 afterAll(async () => {
@@ -260,6 +261,11 @@ describe('memory.nudge_interval: the background memory review, as upstream runs 
       c.requests.filter((r) => r.kind !== 'auxiliary').map((r) => [r.kind, strip(r.roles!)])
     )
     expect(new Set(reviews().map((q) => toolNames(q).join()))).toEqual(new Set([toolNames(withTools()[0]!).join()]))
+    // Past its messages (and streaming, which only the turn does) the review's request is the turn's: model, tools,
+    // reasoning and reply cap come from one place (agent/chat-request.ts).
+    const setup = (q: RecordedRequest) =>
+      JSON.stringify({ ...(q.body as object), messages: undefined, stream: undefined, stream_options: undefined })
+    expect(new Set(withTools().map(setup)).size).toBe(1)
     // What the review wrote, and nothing of it stored in the session: only the turns' own rows.
     expect(filesOf(profile)['MEMORY.md']).toBe(c.memory_md)
     // The Memory page's activity feed shows each review's write, under the review's own turn id.

@@ -79,9 +79,9 @@ const DISABLED_TOOLSET_TOOLS: Readonly<Record<string, readonly string[]>> = {
 }
 
 /** Tool names `agent.disabled_toolsets` removes from every agent of the profile. */
-function disabledTools(config: RawConfig): Set<string> {
+function disabledTools(disabledToolsets: readonly string[]): Set<string> {
   const out = new Set<string>()
-  for (const name of agentSettings(config).disabledToolsets)
+  for (const name of disabledToolsets)
     for (const tool of Object.hasOwn(DISABLED_TOOLSET_TOOLS, name) ? DISABLED_TOOLSET_TOOLS[name]! : []) out.add(tool)
   return out
 }
@@ -107,8 +107,9 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
   const { profile, home, config } = input
   const platform = input.platform ?? 'desktop'
   const tools = new ToolRegistry()
+  const settings = agentSettings(config)
   const denied = deniedFor(input.role)
-  for (const tool of disabledTools(config)) denied.add(tool)
+  for (const tool of disabledTools(settings.disabledToolsets)) denied.add(tool)
   const add = (t: ToolDefinition) => {
     if (!denied.has(t.name)) tools.register(t)
   }

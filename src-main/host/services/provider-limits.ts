@@ -1,6 +1,6 @@
 // provider_limits is read only where an agent is assembled, so its typed reader lives here, not in config/.
 import { isPlainObject, readSection, type RawConfig } from '../../config'
-import { pythonFloat } from '@shared/contract/py-text'
+import { pyFloatValue, pythonFloat } from '@shared/contract/py-text'
 
 /**
  * `provider_limits:` in config.yaml (Caduceus-only; seconds / characters / counts). Absent or invalid values
@@ -39,13 +39,6 @@ export function providerLimitSettings(raw: RawConfig): {
 
 /** The longest wait a timer takes (Node fires a longer one at once): a timeout past it is no timeout at all. */
 const MAX_TIMER_MS = 2 ** 31 - 1
-
-/** A YAML value as Python's float() reads it (a number, a bool, numeric text); null where float() refuses it. */
-function pyFloatOf(v: unknown): number | null {
-  if (typeof v === 'number') return v
-  if (typeof v === 'boolean') return v ? 1 : 0
-  return typeof v === 'string' ? pythonFloat(v) : null
-}
 
 /** Seconds as the call's inactivity clock takes them: 0 turns it off (infinity, or longer than a timer can wait). */
 const clockMs = (s: number) => (s === Infinity || s * 1000 > MAX_TIMER_MS ? 0 : Math.max(1, Math.round(s * 1000)))
@@ -105,7 +98,7 @@ export function providerReadTimeout(
   const warnings: string[] = []
   const seconds = (v: unknown, where: string): number | null => {
     if (v === undefined || v === null) return null
-    const s = pyFloatOf(v)
+    const s = pyFloatValue(v)
     if (s !== null && s > 0) return s
     warnings.push(`config.yaml ${where}: ${shown(v)} is not a number of seconds above 0, so it is not used.`)
     return null

@@ -7,7 +7,15 @@
  * provider raises at initialize (the Memory page's health shows it), never a silent default.
  */
 import { isAbsolute, join, resolve } from 'node:path'
-import { pyRepr, pyTruthy, pythonFloat, pythonInt } from '@shared/contract/py-text'
+import {
+  pyFloatError,
+  pyFloatValue,
+  pyIntError,
+  pyIntValue,
+  pyRepr,
+  pyTruthy,
+  pyTypeName
+} from '@shared/contract/py-text'
 import { isPlainObject } from '../../../config'
 import { expandUser } from './expand-user'
 
@@ -28,49 +36,18 @@ const KEY = 'plugins.hermes-memory-store'
 // because a clamped width is a different width from the one upstream writes into the same file.
 const MAX_DIM = 65536
 
-/** Python's type name in `float()` / `int()` errors. */
-const pyType = (v: unknown) =>
-  v === null || v === undefined
-    ? 'NoneType'
-    : Array.isArray(v)
-      ? 'list'
-      : typeof v === 'object'
-        ? 'dict'
-        : typeof v === 'string'
-          ? 'str'
-          : typeof v === 'boolean'
-            ? 'bool'
-            : 'float'
-
 /** Python's `float(v)` for a YAML value: numbers and bools as they are, strings in float()'s own syntax. */
 function pyFloat(v: unknown, key: string): number {
-  if (typeof v === 'number') return v
-  if (typeof v === 'boolean') return v ? 1 : 0
-  if (typeof v !== 'string')
-    throw new HolographicConfigError(
-      `${KEY}.${key}: float() argument must be a string or a real number, not '${pyType(v)}'`
-    )
-  const f = pythonFloat(v)
-  if (f === null) throw new HolographicConfigError(`${KEY}.${key}: could not convert string to float: ${pyRepr(v)}`)
-  return f
+  const f = pyFloatValue(v)
+  if (f !== null) return f
+  throw new HolographicConfigError(`${KEY}.${key}: ${pyFloatError(v)}`)
 }
 
 /** Python's `int(v)`: a float truncates toward zero, a string must be a base-10 integer ('512.0' is an error). */
 function pyInt(v: unknown, key: string): number {
-  if (typeof v === 'boolean') return v ? 1 : 0
-  if (typeof v === 'number') {
-    if (Number.isNaN(v)) throw new HolographicConfigError(`${KEY}.${key}: cannot convert float NaN to integer`)
-    if (!Number.isFinite(v)) throw new HolographicConfigError(`${KEY}.${key}: cannot convert float infinity to integer`)
-    return Math.trunc(v)
-  }
-  if (typeof v !== 'string')
-    throw new HolographicConfigError(
-      `${KEY}.${key}: int() argument must be a string, a bytes-like object or a real number, not '${pyType(v)}'`
-    )
-  const n = pythonInt(v)
-  if (n === null)
-    throw new HolographicConfigError(`${KEY}.${key}: invalid literal for int() with base 10: ${pyRepr(v)}`)
-  return n
+  const n = pyIntValue(v)
+  if (n !== null) return n
+  throw new HolographicConfigError(`${KEY}.${key}: ${pyIntError(v)}`)
 }
 
 /**
@@ -88,7 +65,7 @@ function dbPathOf(c: Record<string, unknown>, home: string): string {
   if (raw === undefined || raw === null) return join(home, 'memory_store.db')
   if (typeof raw !== 'string')
     throw new HolographicConfigError(
-      `${KEY}.db_path: expected str, bytes or os.PathLike object, not ${typeof raw === 'number' && Number.isInteger(raw) ? 'int' : pyType(raw)}`
+      `${KEY}.db_path: expected str, bytes or os.PathLike object, not ${pyTypeName(raw)}`
     )
   let expanded = raw.replace(/\$\{HERMES_HOME\}|\$HERMES_HOME/g, home)
   try {

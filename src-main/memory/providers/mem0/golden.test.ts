@@ -143,6 +143,21 @@ describe('mem0: settings and where the key goes', () => {
     expect(f.calls.map((c) => [c.path, c.headers, c.body.metadata])).toEqual([['/memories', [], { channel: 'desk' }]])
   })
 
+  it("mem0_search reads top_k with Python's int(): '2_0' is 20, '10abc' and a bool are not 10", async () => {
+    const f = await fake('selfhosted', '')
+    const home = tmpHome()
+    writeFileSync(join(home, 'mem0.json'), JSON.stringify({ mode: 'platform', host: f.baseUrl, user_id: 'alice' }))
+    const { p } = provider(home, {})
+    await init(p, home)
+    await p.handleToolCall('mem0_search', { query: 'jazz', top_k: '2_0' })
+    await p.handleToolCall('mem0_search', { query: 'jazz', top_k: true })
+    // upstream: int('10abc') raises inside its try, so the tool answers the error and sends nothing
+    expect(await p.handleToolCall('mem0_search', { query: 'jazz', top_k: '10abc' })).toBe(
+      `{"error": "Search failed: invalid literal for int() with base 10: '10abc'"}`
+    )
+    expect(f.calls.map((c) => c.body.top_k)).toEqual([20, 1])
+  })
+
   it("upstream's files win over plugins.mem0: the key goes to mem0.json's host, never to the platform or base_url", async () => {
     const f = await fake('selfhosted')
     const other = await fake('platform')

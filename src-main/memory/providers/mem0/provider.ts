@@ -4,7 +4,7 @@
  * Mem0 server when a host is set (client.ts). Same four tools, same arguments and the same JSON answers, so a
  * model, a memory store and a home move between the two programs unchanged.
  */
-import { pyJson } from '@shared/contract/py-text'
+import { pyIntError, pyIntValue, pyJson } from '@shared/contract/py-text'
 import { errorMessage } from '@shared/contract/errors'
 import {
   MemoryProvider,
@@ -323,8 +323,8 @@ export class Mem0Provider extends MemoryProvider {
     if (!query) return toolError('Missing required parameter: query')
     try {
       const raw = args.top_k ?? 10
-      const n = typeof raw === 'number' ? Math.trunc(raw) : Number.parseInt(String(raw).trim(), 10)
-      if (!Number.isFinite(n)) throw new Error(`invalid literal for int() with base 10: ${JSON.stringify(raw)}`)
+      const n = pyIntValue(raw)
+      if (n === null) throw new Error(pyIntError(raw))
       const topK = Math.max(1, Math.min(n, 50))
       const rr = 'rerank' in args ? args.rerank : this.settings.rerank
       const rerank = typeof rr === 'string' ? !['false', '0', 'no'].includes(rr.toLowerCase()) : Boolean(rr)
