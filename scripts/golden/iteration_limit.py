@@ -17,7 +17,8 @@ after (the summary call) is answered by the case named in the turn's user messag
   (HERMES_TURN_COMPLETION_EXPLAINER=0).
 Recorded per case: each summary request's shape (stream flag, whether `tools` / `tool_choice` is sent, the roles of its
 messages, the keys of each message, whether the last message is a user message whose text is new in the conversation),
-the API server's reply and the session's rows (role, content, finish_reason, whether tool_calls is set). Upstream's own
+the API server's reply, the session's rows (role, content, finish_reason, whether tool_calls is set) and its counters
+(api_call_count, input/output tokens). Upstream's own
 words (its summary request, its fallback replies, its explanation) are recorded by what they are, never as text:
 "<summary request>", "<no summary>", "<summary error>" (with whether the error and the budget are named),
 "<explanation>" (the fragment kept before it or not).
@@ -63,7 +64,9 @@ class Provider(ScriptedProvider):
             call = {"index": 0, "id": f"call_{len(msgs)}", "type": "function",
                     "function": {"name": "terminal", "arguments": json.dumps({"command": "echo hi"})}}
             out = (sse_chunk("m", {"role": "assistant", "content": None, "tool_calls": [call]})
-                   + sse_chunk("m", {}, "tool_calls") + b"data: [DONE]\n\n")
+                   + sse_chunk("m", {}, "tool_calls", {"usage": {"prompt_tokens": 3, "completion_tokens": 1,
+                                                                "total_tokens": 4}})
+                   + b"data: [DONE]\n\n")
             self._send("text/event-stream", out)
             return
         SUMMARY_CALLS.setdefault(user, []).append(body)
@@ -121,6 +124,15 @@ def rows_of(sid, known):
     return rows
 
 
+def session_of(sid):
+    """The session row's counters: whether the summary call is counted (the budget's calls stream no usage; the
+    summary call's reply reports 5 prompt and 2 completion tokens)."""
+    con = sqlite3.connect(HOME / "state.db")
+    r = con.execute("SELECT api_call_count, input_tokens, output_tokens FROM sessions WHERE id = ?", (sid,)).fetchone()
+    con.close()
+    return {"apiCallCount": r[0], "inputTokens": r[1], "outputTokens": r[2]}
+
+
 def request_shape(body, known):
     msgs = body["messages"]
     last = msgs[-1]
@@ -166,6 +178,7 @@ async def record():
                     "reply": shape_text(body["choices"][0]["message"]["content"], known),
                     "summaryRequests": [request_shape(b, known) for b in calls],
                     "rows": rows_of(sid, known),
+                    "session": session_of(sid),
                 }
     return out
 

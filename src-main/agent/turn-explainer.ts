@@ -4,8 +4,9 @@
  * turn-explainer, scripts/golden/turn_explainer.py): a Stop never gets one; a reply that is empty (or upstream's
  * "(empty)" stand-in) is replaced by the explanation; a fragment of at most 24 characters without a closing mark is
  * kept with the explanation after a blank line; a real short answer ("Done.") and a longer reply stay as they are.
- * The ends it explains here: the iteration limit (Caduceus makes no summary call there, so the reply is the text of
- * the last call) and a model that sent nothing after every retry. A reply still cut off by the output cap ends
+ * The ends it explains here: the iteration limit (the reply is the answer to the summary call made there,
+ * limit-summary.ts, whose own stand-ins are long enough to stay as they are) and a model that sent nothing after every
+ * retry. A reply still cut off by the output cap ends
  * upstream's turn before its explainer runs, so it gets none here either. Only the answer the caller gets changes:
  * the stored rows are the model's (upstream explains after saving the session too). The wording is Caduceus's own.
  */
