@@ -17,6 +17,8 @@ const made: string[] = []
 let provider: ScriptedProvider
 /** While set, the scripted model loops on tool calls until it is asked without tools. */
 let looping = false
+/** The scripted model's answer to that summary call. */
+let summary = 'Checked twice; the report is still pending.'
 afterAll(async () => {
   await provider?.close()
   for (const d of made) rmSync(d, { recursive: true, force: true })
@@ -55,7 +57,7 @@ beforeAll(async () => {
       if (!looping) return { text: 'report ready' }
       // a model that never stops calling tools; asked without them after a tool round (the summary call), it answers
       const afterTools = body.messages.some((m) => m.role === 'tool')
-      if (afterTools && !body.tools?.length) return { text: 'Checked twice; the report is still pending.' }
+      if (afterTools && !body.tools?.length) return { text: summary }
       return { toolCalls: [{ name: 'no_such_tool', arguments: {} }] }
     }
   })
@@ -184,7 +186,12 @@ describe("upstream's jobs through Run now", { timeout: 120_000 }, () => {
       expect(out).toMatchObject({ status: 'ok', error: null })
       expect(readFileSync(out.outputPath, 'utf8')).toContain('Checked twice; the report is still pending.')
       expect(live).toMatchObject({ last_status: 'ok' })
+      // a fragment of an answer is delivered with why the turn stopped after it, as upstream's cron delivers it
+      summary = 'The'
+      const cut = await runNow('plain')
+      expect(readFileSync(cut.out.outputPath, 'utf8')).toMatch(/The\n\nNo final answer: the turn used all 1 of its/)
     } finally {
+      summary = 'Checked twice; the report is still pending.'
       looping = false
       writeFileSync(config, saved)
     }
