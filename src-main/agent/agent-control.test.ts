@@ -55,6 +55,30 @@ describe('Agent: loop limits and control', () => {
     ])
   })
 
+  it('a Stop during the summary call at the limit keeps what was shown of it, as a stopped reply is kept', async () => {
+    kit = await makeKit([
+      { toolCalls: [{ name: 'tick', arguments: {}, id: 't1' }] },
+      { text: 'So far: one tick', stall: true }
+    ])
+    kit.tools.register(recordingTool('tick').def)
+    const agent = kit.makeAgent({ maxIterations: 1 })
+    const r = await agent.runTurn('loop', {
+      onDelta: (d) => {
+        if (d.kind === 'text') agent.interrupt()
+      }
+    })
+    expect(r).toMatchObject({ status: 'interrupted', finalText: 'So far: one tick' })
+    const rows = kit.messages('S1')
+    expect(rows.map((m) => [m.role, m.finish_reason])).toEqual([
+      ['user', null],
+      ['assistant', 'tool_calls'],
+      ['tool', null],
+      ['user', null],
+      ['assistant', 'interrupted']
+    ])
+    expect(rows[4]!.content).toBe('So far: one tick')
+  })
+
   it('steer folds in at the boundary after the in-flight tool call completes', async () => {
     kit = await makeKit([{ toolCalls: [{ name: 'work', arguments: {}, id: 'w1' }] }, { text: 'adjusted answer' }])
     let release!: () => void

@@ -7,9 +7,11 @@
  * empty answer is asked for once more (one that was only a reasoning block is not); still nothing, or a
  * failed call, and the turn answers (and stores) why there is no summary. That answer is long enough that the
  * turn-completion explainer leaves it alone; a short fragment of a summary gets the explanation after it
- * (turn-explainer.ts), as upstream's does. The wording is Caduceus's own.
+ * (turn-explainer.ts), as upstream's does. A Stop during the call keeps what was shown of the answer (upstream's
+ * summary call cannot be stopped). The wording is Caduceus's own.
  */
 import { callModel, PartialCallError } from './model-call'
+import { cutReplyText } from './stopped-text'
 import type { LoopHost, LoopOutcome } from './turn-loop'
 import type { ChatRequest } from './providers/types'
 import type { TurnContext } from './turn-context'
@@ -70,7 +72,13 @@ export async function summarizeAtLimit(
       text = response.text.trim()
       thinkingOnly = Boolean(response.inlineThinking)
     } catch (err) {
-      if (ctx.signal.aborted) return stopped('')
+      if (ctx.signal.aborted) {
+        // a Stop mid-answer: what the user saw of it is kept and is the answer, as the loop keeps a stopped reply
+        const { shown, kept } =
+          err instanceof PartialCallError ? cutReplyText(err.partialText) : { shown: '', kept: '' }
+        if (kept) await host.save({ role: 'assistant', content: kept }, ctx, { finishReason: 'interrupted' })
+        return stopped(shown)
+      }
       const why = err instanceof PartialCallError ? err.cause.message : errorMessage(err)
       host.log?.warn('agent', `session ${host.sessionId}: the iteration-limit summary failed: ${why}`)
       return end(failedSummary(max, why))
