@@ -272,9 +272,7 @@ describe('API server in the host', { timeout: 30_000 }, () => {
       const { data, response } = await client.chat.completions
         .create({ model: 'hermes-agent', messages: [{ role: 'user', content: `case ${limitCase} ${name}` }] })
         .withResponse()
-      const summaryCalls = looping.requests
-        .slice(before)
-        .filter((r) => r.body && !(r.body as { tools?: unknown }).tools)
+      const summaryCalls = looping.requests.slice(before).filter((r) => isSummaryCall(r.body))
       const db = new Database(join(root, 'profiles', name, 'state.db'), { readonly: true })
       const sid = response.headers.get('x-hermes-session-id')!
       const rows = db
@@ -286,7 +284,7 @@ describe('API server in the host', { timeout: 30_000 }, () => {
         .prepare('SELECT api_call_count AS n, input_tokens AS input FROM sessions WHERE id = ?')
         .get(sid) as { n: number; input: number }
       db.close()
-      return { reply: data.choices[0]!.message.content!, summaryCalls, rows, counters }
+      return { reply: data.choices[0]!.message.content!, summaryCalls, rows, counters, sid, client }
     }
     /** What the reply or a row is, as the golden records upstream's own words (iteration_limit.py's shape_text). */
     const shape = (text: string | null, limitCase: LimitCase): unknown => {
@@ -344,6 +342,26 @@ describe('API server in the host', { timeout: 30_000 }, () => {
       )
       // the summary call is not counted (upstream: api_call_count 2, the budget's calls' tokens only)
       expect(got.counters.n, name).toBe(want.session.apiCallCount)
+      if (name !== 'summary') continue
+      // the client goes on from the answer it got: the agent's own request row is not taken for a turn it never sent,
+      // so the new user message follows the stored answer, nothing copied again
+      await got.client.chat.completions.create(
+        {
+          model: 'hermes-agent',
+          messages: [
+            { role: 'user', content: 'case summary summary' },
+            { role: 'assistant', content: got.reply },
+            { role: 'user', content: 'case summary thanks' }
+          ]
+        },
+        { headers: { 'X-Hermes-Session-Id': got.sid } }
+      )
+      const db = new Database(join(root, 'profiles', 'looping', 'state.db'), { readonly: true })
+      const next = db
+        .prepare('SELECT role, content FROM messages WHERE session_id = ? ORDER BY id LIMIT 2 OFFSET ?')
+        .all(got.sid, got.rows.length)
+      db.close()
+      expect(next[0]).toEqual({ role: 'user', content: 'case summary thanks' })
     }
   })
 
