@@ -2,13 +2,15 @@
 // `openai` SDK: image parts reach an Anthropic-wire provider as image blocks, a model that cannot see answers a 400
 // that says so, a memory provider left out is reported in X-Hermes-Warnings and the Responses/Runs objects, and a run
 // stopped while the model continues a cut-off reply keeps every part so far as its output.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChannelsStatus } from '@shared/contract'
 import { startScriptedProvider, type ScriptedProvider } from '../src-main/agent/scripted'
+import type { ScriptReply } from '../src-main/agent/scripted/script'
 import { chunk, sse, startRouteServer, type RouteServer } from '../src-main/agent/providers/test-fixtures/route-server'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
@@ -19,6 +21,40 @@ const PNG =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
 const NOSUCH = "Memory provider 'nosuch' is not installed"
 let root: string
+
+/** How upstream ends a turn at agent.max_turns: 2 (scripts/golden/iteration_limit.py). */
+const limitGolden = JSON.parse(
+  readFileSync(join(import.meta.dirname, 'fixtures/upstream/iteration-limit/cases.json'), 'utf8')
+) as {
+  cases: Record<
+    string,
+    {
+      reply: unknown
+      summaryRequests: Array<{ roles: string[] }>
+      rows: Array<[string, unknown, string | null, boolean]>
+      session: { apiCallCount: number }
+    }
+  >
+}
+const ERROR_TEXT = 'bad request for the summary'
+/** The scripted model's answers to the summary call (its `n`th for the turn), as the golden's provider answers. */
+const LIMIT_REPLIES = {
+  summary: () => ({ text: 'Summary of the work.' }),
+  think: () => ({ text: '<think>only reasoning here</think>' }),
+  empty: () => ({ text: '' }),
+  empty_once: (n: number) => ({ text: n === 1 ? '' : 'Second try.' }),
+  error: () => ({ error: 400, errorMessage: ERROR_TEXT }),
+  fragment: () => ({ text: 'The' })
+} satisfies Record<string, (n: number) => ScriptReply>
+type LimitCase = keyof typeof LIMIT_REPLIES
+/** The agent's own request for a final answer (limit-summary.ts): a hidden "[System:" note asking for one. */
+const isLimitPrompt = (text: unknown) =>
+  typeof text === 'string' && text.startsWith('[System:') && text.includes('final answer')
+/** A call made after a tool round with no tools offered: the summary call (a title request has no tool results). */
+const isSummaryCall = (body: unknown) => {
+  const b = body as { tools?: unknown[]; messages?: Array<{ role: string }> } | null
+  return !b?.tools?.length && Boolean(b?.messages?.some((m) => m.role === 'tool'))
+}
 let host: Host
 let provider: ScriptedProvider
 /** Every reply cut off by the output cap. */
@@ -60,10 +96,16 @@ beforeAll(async () => {
     res.write(chunk({ content: 'Part one, ' }), () => setTimeout(() => res.socket?.destroy(), 20))
   })
   looping = await startScriptedProvider({
-    handler: (req) =>
-      (req.body as { tools?: unknown[] } | null)?.tools?.length
-        ? { text: 'Checking the logs', toolCalls: [{ name: 'no_such_tool', arguments: {} }] }
-        : { text: 'A title' }
+    handler: (req) => {
+      const body = req.body as { tools?: unknown[]; messages: Array<{ role: string; content: string }> }
+      if (body.tools?.length) return { text: 'Checking the logs', toolCalls: [{ name: 'no_such_tool', arguments: {} }] }
+      if (!body.messages.some((m) => m.role === 'tool')) return { text: 'A title' }
+      // the summary call at the limit (no tools offered): answered by the case named in the user's message
+      const ask = body.messages.find((m) => m.role === 'user')!.content
+      const n = looping.requests.filter((r) => isSummaryCall(r.body) && JSON.stringify(r.body).includes(ask)).length
+      const limitCase = (Object.keys(LIMIT_REPLIES) as LimitCase[]).find((c) => ask.startsWith(`case ${c} `))!
+      return LIMIT_REPLIES[limitCase](n)
+    }
   })
   root = mkdtempSync(join(tmpdir(), 'cad-api-host-'))
   const custom = `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\n`
@@ -223,29 +265,104 @@ describe('API server in the host', { timeout: 30_000 }, () => {
     }
     expect(status).toMatchObject({ status: 'completed', output: 'part part part part ' })
   })
-  it('a turn that hits the iteration limit without an answer says why (display.turn_completion_explainer), unless switched off', async () => {
-    const ask = async (name: string) => {
+  it('a turn at the iteration limit asks once more without tools for a final answer, and stores it, as upstream does', async () => {
+    const ask = async (name: string, limitCase: LimitCase) => {
       const client = await serve(name)
-      const r = await client.chat.completions.create({
-        model: 'hermes-agent',
-        messages: [{ role: 'user', content: 'find the bug' }]
-      })
-      return r.choices[0]!.message.content
+      const before = looping.requests.length
+      const { data, response } = await client.chat.completions
+        .create({ model: 'hermes-agent', messages: [{ role: 'user', content: `case ${limitCase} ${name}` }] })
+        .withResponse()
+      const summaryCalls = looping.requests.slice(before).filter((r) => isSummaryCall(r.body))
+      const db = new Database(join(root, 'profiles', name, 'state.db'), { readonly: true })
+      const sid = response.headers.get('x-hermes-session-id')!
+      const rows = db
+        .prepare(
+          'SELECT role, content, finish_reason, tool_calls IS NOT NULL AS calls FROM messages WHERE session_id = ? ORDER BY id'
+        )
+        .all(sid) as Array<{ role: string; content: string | null; finish_reason: string | null; calls: number }>
+      const counters = db
+        .prepare('SELECT api_call_count AS n, input_tokens AS input FROM sessions WHERE id = ?')
+        .get(sid) as { n: number; input: number }
+      db.close()
+      return { reply: data.choices[0]!.message.content!, summaryCalls, rows, counters, sid, client }
     }
-    // upstream's gate: the reply is a fragment (short, no closing mark), so the explanation follows it
-    const explained = await ask('looping')
-    expect(explained).toMatch(/^Checking the logs\n\nNo final answer: the turn used all 2 of its model calls/)
-    // switched off in config.yaml: the bare reply, as upstream gives it
-    expect(await ask('looping-quiet')).toBe('Checking the logs')
-    // the explanation is for the caller: the stored rows are the model's own
-    const listed = await host.dispatcher.invoke('sessions.list', { profile: 'looping' })
-    const sid = (listed.ok && (listed.output as { items: Array<{ id: string }> }).items[0]!.id)!
-    const msgs = await host.dispatcher.invoke('sessions.messages', { profile: 'looping', sessionId: sid })
-    const said = (msgs.ok ? (msgs.output as { items: Array<{ content: string | null }> }).items : []).map(
-      (m) => m.content
-    )
-    expect(said).toContain('Checking the logs')
-    expect(said.some((c) => c?.includes('No final answer'))).toBe(false)
+    /** What the reply or a row is, as the golden records upstream's own words (iteration_limit.py's shape_text). */
+    const shape = (text: string | null, limitCase: LimitCase): unknown => {
+      if (isLimitPrompt(text)) return '<summary request>'
+      if (!text || /^case |^Checking the logs$|"error"|Summary of the work\.|Second try\.|^The$/.test(text)) return text
+      const explained = /^(The\n\n)?No final answer: the turn used all 2 of its model calls/.exec(text)
+      if (explained) return `${explained[1] ?? ''}<explanation>`
+      if (limitCase === 'error')
+        return {
+          kind: '<summary error>',
+          namesBudget: text.includes('all 2 of'),
+          namesError: text.includes(ERROR_TEXT)
+        }
+      return '<no summary>'
+    }
+    for (const [name, limitCase, profileName] of [
+      ['summary', 'summary', 'looping'],
+      ['think', 'think', 'looping'],
+      ['empty', 'empty', 'looping'],
+      ['empty_once', 'empty_once', 'looping'],
+      ['error', 'error', 'looping'],
+      ['fragment', 'fragment', 'looping'],
+      ['fragment_explainer_off', 'fragment', 'looping-quiet']
+    ] as const) {
+      const want = limitGolden.cases[name]!
+      const got = await ask(profileName, limitCase)
+      expect(shape(got.reply, limitCase), name).toEqual(want.reply)
+      // one toolless call (two when the first answer is empty), its last message the request, a user message
+      expect(got.summaryCalls.length, name).toBe(want.summaryRequests.length)
+      for (const call of got.summaryCalls) {
+        const msgs = (call.body as { messages: Array<{ role: string; content: string }> }).messages
+        // the conversation as the loop's own calls send it (a system prompt when the profile has one)
+        const roles = (list: string[]) => list.filter((r) => r !== 'system')
+        expect(roles(msgs.map((m) => m.role)), name).toEqual(roles(want.summaryRequests[0]!.roles))
+        expect(shape(msgs.at(-1)!.content, limitCase), name).toBe('<summary request>')
+      }
+      // the rows as upstream's SessionDB reads them: roles, finish_reason, calls; the model's text or what it stands for
+      const rows = got.rows.map((r) => [
+        r.role,
+        r.role === 'tool' ? '<tool result>' : shape(r.content, limitCase),
+        r.finish_reason,
+        !!r.calls
+      ])
+      const theirs = want.rows.map((r) => [r[0], r[0] === 'tool' ? '<tool result>' : r[1], r[2], r[3]])
+      // upstream's tool-call rows carry no text; ours carry the model's words beside the call
+      expect(
+        rows.map((r) => (r[0] === 'assistant' && r[3] ? [r[0], '', r[2], r[3]] : r)),
+        name
+      ).toEqual(
+        theirs.map((r) =>
+          r[0] === 'user' && typeof r[1] === 'string' && r[1].startsWith('case ')
+            ? [r[0], `case ${limitCase} ${profileName}`, r[2], r[3]]
+            : r
+        )
+      )
+      // the summary call is not counted (upstream: api_call_count 2, the budget's calls' tokens only)
+      expect(got.counters.n, name).toBe(want.session.apiCallCount)
+      if (name !== 'summary') continue
+      // the client goes on from the answer it got: the agent's own request row is not taken for a turn it never sent,
+      // so the new user message follows the stored answer, nothing copied again
+      await got.client.chat.completions.create(
+        {
+          model: 'hermes-agent',
+          messages: [
+            { role: 'user', content: 'case summary summary' },
+            { role: 'assistant', content: got.reply },
+            { role: 'user', content: 'case summary thanks' }
+          ]
+        },
+        { headers: { 'X-Hermes-Session-Id': got.sid } }
+      )
+      const db = new Database(join(root, 'profiles', 'looping', 'state.db'), { readonly: true })
+      const next = db
+        .prepare('SELECT role, content FROM messages WHERE session_id = ? ORDER BY id LIMIT 2 OFFSET ?')
+        .all(got.sid, got.rows.length)
+      db.close()
+      expect(next[0]).toEqual({ role: 'user', content: 'case summary thanks' })
+    }
   })
 
   it('a run stopped while the model continues a cut-off reply reports every part so far as its output', async () => {

@@ -28,16 +28,55 @@ afterEach(async () => {
 const loopForever = () => ({ toolCalls: [{ name: 'tick', arguments: {} }] })
 
 describe('Agent: loop limits and control', () => {
-  it('the tool loop stops at maxIterations model calls', async () => {
-    kit = await makeKit([], { handler: loopForever })
+  it('the tool loop stops at maxIterations model calls, then asks once without tools for a final answer', async () => {
+    const handler = (req: { body: unknown }) =>
+      (req.body as { tools?: unknown[] }).tools?.length ? loopForever() : { text: ' Summary so far. ' }
+    kit = await makeKit([], { handler })
     kit.tools.register(recordingTool('tick').def)
     const r = await kit.makeAgent({ maxIterations: 3 }).runTurn('loop')
     expect(r.status).toBe('completed')
     expect(r.exitReason).toBe('max_iterations')
-    expect(kit.server.requests).toHaveLength(3)
+    expect(r.finalText).toBe('Summary so far.')
+    expect(kit.server.requests).toHaveLength(4)
+    const last = kit.server.requests[3]!.body as { tools?: unknown; messages: Array<{ role: string; content: string }> }
+    expect(last.tools).toBeUndefined()
+    expect(last.messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: expect.stringMatching(/^\[System: .*final answer/)
+    })
+    // the budget's calls; the summary's is not one of them (upstream's api_call_count)
     expect(r.apiCalls).toBe(3)
-    // user + 3 × (assistant + tool): every call still has its result.
-    expect(kit.messages('S1').map((m) => m.role)).toEqual(['user', ...Array(3).fill(['assistant', 'tool']).flat()])
+    // user + 3 × (assistant + tool): every call still has its result; then the request and the answer.
+    expect(kit.messages('S1').map((m) => m.role)).toEqual([
+      'user',
+      ...Array(3).fill(['assistant', 'tool']).flat(),
+      'user',
+      'assistant'
+    ])
+  })
+
+  it('a Stop during the summary call at the limit keeps what was shown of it, as a stopped reply is kept', async () => {
+    kit = await makeKit([
+      { toolCalls: [{ name: 'tick', arguments: {}, id: 't1' }] },
+      { text: 'So far: one tick', stall: true }
+    ])
+    kit.tools.register(recordingTool('tick').def)
+    const agent = kit.makeAgent({ maxIterations: 1 })
+    const r = await agent.runTurn('loop', {
+      onDelta: (d) => {
+        if (d.kind === 'text') agent.interrupt()
+      }
+    })
+    expect(r).toMatchObject({ status: 'interrupted', finalText: 'So far: one tick' })
+    const rows = kit.messages('S1')
+    expect(rows.map((m) => [m.role, m.finish_reason])).toEqual([
+      ['user', null],
+      ['assistant', 'tool_calls'],
+      ['tool', null],
+      ['user', null],
+      ['assistant', 'interrupted']
+    ])
+    expect(rows[4]!.content).toBe('So far: one tick')
   })
 
   it('steer folds in at the boundary after the in-flight tool call completes', async () => {

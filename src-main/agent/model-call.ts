@@ -42,6 +42,11 @@ export interface ModelCallDeps {
   task?: string
   /** Forward text/reasoning/tool-call deltas (off for internal calls such as summaries). */
   stream?: boolean
+  /**
+   * false: the call is left out of the turn's and the session's counters, as upstream leaves out its iteration-limit
+   * summary call (limit-summary.ts).
+   */
+  counted?: boolean
 }
 
 export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: TurnContext): Promise<ProviderResponse> {
@@ -113,7 +118,7 @@ export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: Turn
       reasoning,
       toolCalls
     )
-  await recordCall(deps, response, ctx)
+  if (deps.counted !== false) await recordCall(deps, response, ctx)
   return response
 }
 

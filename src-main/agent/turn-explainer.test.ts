@@ -50,4 +50,20 @@ describe('turn-completion explainer, as upstream gates it', () => {
     expect(explainEnding(unanswered, 'cron')).toBe(NO_REPLY_TEXT)
     expect(explainEnding({ exitReason: 'max_iterations', finalText: '', maxIterations: 7 }, 'cron')).toBe('')
   })
+
+  it("a cron run drops an answer that is only the explanation, but keeps one after a fragment (upstream's cron)", () => {
+    // cron/scheduler.py run_job: a reply equal to the explanation is emptied; a fragment with it after is delivered
+    const fragment = { exitReason: 'max_iterations', finalText: 'The', maxIterations: 7 } as const
+    expect(explainEnding(fragment, 'cron')).toMatch(/^The\n\n.*all 7 of its model calls/)
+    // with the setting off, the bare fragment, as interactively
+    expect(explainEnding(fragment, 'cron-off')).toBe('The')
+    expect(explainEnding({ ...fragment, finalText: '' }, 'cron-off')).toBe('')
+    const unanswered = {
+      exitReason: 'completed',
+      finalText: EMPTY_SENTINEL,
+      unanswered: true,
+      maxIterations: 7
+    } as const
+    expect(explainEnding(unanswered, 'cron-off')).toBe(NO_REPLY_TEXT)
+  })
 })

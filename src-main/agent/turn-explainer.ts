@@ -4,8 +4,9 @@
  * turn-explainer, scripts/golden/turn_explainer.py): a Stop never gets one; a reply that is empty (or upstream's
  * "(empty)" stand-in) is replaced by the explanation; a fragment of at most 24 characters without a closing mark is
  * kept with the explanation after a blank line; a real short answer ("Done.") and a longer reply stay as they are.
- * The ends it explains here: the iteration limit (Caduceus makes no summary call there, so the reply is the text of
- * the last call) and a model that sent nothing after every retry. A reply still cut off by the output cap ends
+ * The ends it explains here: the iteration limit (the reply is the answer to the summary call made there,
+ * limit-summary.ts, whose own stand-ins are long enough to stay as they are) and a model that sent nothing after every
+ * retry. A reply still cut off by the output cap ends
  * upstream's turn before its explainer runs, so it gets none here either. Only the answer the caller gets changes:
  * the stored rows are the model's (upstream explains after saving the session too). The wording is Caduceus's own.
  */
@@ -13,11 +14,12 @@ import { EMPTY_SENTINEL, NO_REPLY_TEXT } from './empty-reply'
 import type { ExitReason } from './types'
 
 /**
- * `on` / `off`: the setting. `cron`: a cron run delivers what the turn answers and reads only NO_REPLY_TEXT as
- * "nothing" (cron/run-job.ts), as upstream's cron drops a reply that is only an explanation: so a cron turn gets no
- * explanation, and an unanswered one still ends with NO_REPLY_TEXT.
+ * `on` / `off`: the setting. `cron` / `cron-off`: the same in a cron run, which delivers what the turn answers and reads
+ * only NO_REPLY_TEXT as "nothing" (cron/run-job.ts). Upstream's cron empties a reply that is only its explanation and
+ * delivers one with the explanation after a fragment (cron/scheduler.py run_job): so in a cron run an answer replaced
+ * by the explanation is dropped (an unanswered turn ends with NO_REPLY_TEXT, as before), and a fragment keeps it.
  */
-export type TurnExplainer = 'on' | 'off' | 'cron'
+export type TurnExplainer = 'on' | 'off' | 'cron' | 'cron-off'
 
 /** How a turn's loop ended, as far as the explanation goes. */
 interface TurnEnding {
@@ -45,12 +47,14 @@ function explanation(end: TurnEnding): string | null {
 
 /** The answer the caller gets for `end`: the loop's text, or it with (or replaced by) why the turn ended there. */
 export function explainEnding(end: TurnEnding, mode: TurnExplainer): string {
+  const cron = mode === 'cron' || mode === 'cron-off'
+  if (end.unanswered && cron) return NO_REPLY_TEXT
   // off: upstream's bare answer (an unanswered turn's is its "(empty)" stand-in, which the loop already answers)
-  if (mode !== 'on') return end.unanswered && mode === 'cron' ? NO_REPLY_TEXT : end.finalText
+  if (mode === 'off' || mode === 'cron-off') return end.finalText
   const why = explanation(end)
   if (!why) return end.finalText
   const text = end.finalText.trim()
-  if (!text || text === EMPTY_SENTINEL) return why
+  if (!text || text === EMPTY_SENTINEL) return cron ? '' : why
   const fragment = [...text].length <= FRAGMENT_MAX && !CLOSING.has(text.at(-1)!)
   return fragment ? `${text}\n\n${why}` : end.finalText
 }

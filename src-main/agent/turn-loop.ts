@@ -20,6 +20,7 @@ import { cutReplyText } from './stopped-text'
 import { chatRequest } from './chat-request'
 import { EMPTY_SENTINEL, EmptyReplies, NO_REPLY_TEXT } from './empty-reply'
 import { runToolCalls } from './tool-runner'
+import { summarizeAtLimit } from './limit-summary'
 import type { ToolCallerAgent, ToolRegistry } from './tools/registry'
 import type { TurnContext } from './turn-context'
 import type { ExitReason } from './types'
@@ -98,10 +99,14 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       host.touch('steering message folded in', 'user')
       await host.save({ role: 'user', content: text }, ctx, { displayKind: 'steer' })
     }
-    if (i >= host.maxIterations) {
-      ctx.emit({ kind: 'notice', text: `Stopped after ${host.maxIterations} model calls (max iterations reached).` })
-      return { exitReason: 'max_iterations', finalText: lastText }
-    }
+    // At the budget: one more call, without tools, for a final answer (limit-summary.ts), as upstream ends it.
+    if (i >= host.maxIterations)
+      return summarizeAtLimit(
+        host,
+        ctx,
+        () => buildRequest(host, ctx),
+        (text) => stopped(host, ctx, text)
+      )
     await maybeCompress(host, ctx)
     if (ctx.signal.aborted) return stopped(host, ctx, parts.join(''))
 
@@ -334,7 +339,6 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
     if (!response.toolCalls.length) parts = []
     const msg = assistantMessage(response)
     await host.save(msg, ctx, { finishReason: response.finishReason, displayMetadata: usageMetadata(ctx) })
-    lastText = response.text
     if (response.toolCalls.length) {
       await runToolCalls(
         {

@@ -15,6 +15,10 @@ import { buildJobPrompt } from './job-prompt'
 const GOLDEN = resolve(import.meta.dirname, '../../test/fixtures/upstream/cron/home')
 const made: string[] = []
 let provider: ScriptedProvider
+/** While set, the scripted model loops on tool calls until it is asked without tools. */
+let looping = false
+/** The scripted model's answer to that summary call. */
+let summary = 'Checked twice; the report is still pending.'
 afterAll(async () => {
   await provider?.close()
   for (const d of made) rmSync(d, { recursive: true, force: true })
@@ -47,7 +51,16 @@ function goldenHome(): { home: string; byName: Record<string, RawJob> } {
 }
 
 beforeAll(async () => {
-  provider = await startScriptedProvider({ handler: () => ({ text: 'report ready' }) })
+  provider = await startScriptedProvider({
+    handler: (req) => {
+      const body = req.body as { tools?: unknown[]; messages: Array<{ role: string }> }
+      if (!looping) return { text: 'report ready' }
+      // a model that never stops calling tools; asked without them after a tool round (the summary call), it answers
+      const afterTools = body.messages.some((m) => m.role === 'tool')
+      if (afterTools && !body.tools?.length) return { text: summary }
+      return { toolCalls: [{ name: 'no_such_tool', arguments: {} }] }
+    }
+  })
 })
 
 describe("upstream's jobs through Run now", { timeout: 120_000 }, () => {
@@ -159,6 +172,29 @@ describe("upstream's jobs through Run now", { timeout: 120_000 }, () => {
     expect((await runNow('twice')).live).toMatchObject({ repeat: { times: 2, completed: 1 } })
     expect((await runNow('twice')).live).toBeNull()
     expect((await runNow('once')).live).toBeNull()
+  })
+
+  it('a job that reaches agent.max_turns delivers the final answer asked for without tools: a success, as upstream counts it', async () => {
+    const config = join(home, 'config.yaml')
+    const saved = readFileSync(config, 'utf8')
+    writeFileSync(config, `${saved}agent:\n  max_turns: 1\n`)
+    looping = true
+    try {
+      const { out, live, calls } = await runNow('plain')
+      // one budgeted call, then the summary call without tools (upstream's cron delivers its answer: a success)
+      expect(calls.map((c) => Boolean((c.body as { tools?: unknown[] }).tools?.length))).toEqual([true, false])
+      expect(out).toMatchObject({ status: 'ok', error: null })
+      expect(readFileSync(out.outputPath, 'utf8')).toContain('Checked twice; the report is still pending.')
+      expect(live).toMatchObject({ last_status: 'ok' })
+      // a fragment of an answer is delivered with why the turn stopped after it, as upstream's cron delivers it
+      summary = 'The'
+      const cut = await runNow('plain')
+      expect(readFileSync(cut.out.outputPath, 'utf8')).toMatch(/The\n\nNo final answer: the turn used all 1 of its/)
+    } finally {
+      summary = 'Checked twice; the report is still pending.'
+      looping = false
+      writeFileSync(config, saved)
+    }
   })
 })
 

@@ -112,6 +112,16 @@ describe('delegate_task schema and config', () => {
     })
   })
 
+  it("a child's budget is delegation.max_iterations: a max_iterations in the model's call is ignored, as upstream's", async () => {
+    t.writeConfig('delegation: {max_iterations: 7}\n')
+    await delegateTask({ goal: 'x', max_iterations: 2 }, parent(), deps)
+    await delegateTask({ goal: 'y', max_iterations: 900 }, parent(), deps)
+    expect(built.map((c) => c.maxIterations)).toEqual([7, 7])
+    // nor is it offered: upstream's delegate_task schema has no such parameter
+    const props = (createDelegateTool(deps, { parent: () => parent() }).parameters as { properties: object }).properties
+    expect(props).not.toHaveProperty('max_iterations')
+  })
+
   it('the description is byte-stable per capability and says "blocking" when async is unavailable', () => {
     const tool = createDelegateTool(deps, { parent: () => parent() })
     asyncOk = true

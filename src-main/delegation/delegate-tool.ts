@@ -46,7 +46,6 @@ const DELEGATE_TASK_PARAMETERS = {
       description: "Toolsets to enable for the subagent (default: the parent's)."
     },
     role: { type: 'string', enum: ['leaf', 'orchestrator'], description: 'leaf (default) cannot delegate further.' },
-    max_iterations: { type: 'integer', minimum: 1, description: 'Tool-loop iteration cap for each subagent.' },
     background: {
       type: 'boolean',
       description:
@@ -118,10 +117,9 @@ async function delegateTask(
   if (depth >= cfg.maxSpawnDepth) return { error: depthLimitError(depth, cfg.maxSpawnDepth) }
   const tasks = parseTasks(args)
   if (typeof tasks === 'string') return { error: tasks }
-  const maxIterations =
-    Number.isInteger(args.max_iterations) && (args.max_iterations as number) > 0
-      ? (args.max_iterations as number)
-      : cfg.maxIterations
+  // delegation.max_iterations alone, as upstream: a max_iterations in the call (not offered, yet a model may send one)
+  // is ignored, so the user's budget holds whatever the model asks
+  const maxIterations = cfg.maxIterations
 
   // Top-level calls always go to the background; nested orchestrators wait for their children.
   const wantsBackground = depth === 0
