@@ -46,8 +46,12 @@ describe('turn-completion explainer, as upstream gates it', () => {
     } as const
     expect(explainEnding(unanswered, 'on')).toBe(NO_REPLY_TEXT)
     expect(explainEnding(unanswered, 'off')).toBe(EMPTY_SENTINEL)
-    // a cron run reads NO_REPLY_TEXT as its empty reply and delivers anything else: it gets no explanation
+    // a cron run reads NO_REPLY_TEXT as its empty reply and delivers anything else: an explanation alone is kept out
+    // of it, a fragment with its explanation is delivered whole (upstream's cron drops only the explanation alone)
     expect(explainEnding(unanswered, 'cron')).toBe(NO_REPLY_TEXT)
     expect(explainEnding({ exitReason: 'max_iterations', finalText: '', maxIterations: 7 }, 'cron')).toBe('')
+    const fragment = { exitReason: 'max_iterations', finalText: 'Checking the', maxIterations: 7 } as const
+    expect(explainEnding(fragment, 'cron')).toBe(explainEnding(fragment, 'on'))
+    expect(explainEnding(fragment, 'cron')).toMatch(/^Checking the\n\nNo final answer/)
   })
 })

@@ -13,9 +13,11 @@ import { EMPTY_SENTINEL, NO_REPLY_TEXT } from './empty-reply'
 import type { ExitReason } from './types'
 
 /**
- * `on` / `off`: the setting. `cron`: a cron run delivers what the turn answers and reads only NO_REPLY_TEXT as
- * "nothing" (cron/run-job.ts), as upstream's cron drops a reply that is only an explanation: so a cron turn gets no
- * explanation, and an unanswered one still ends with NO_REPLY_TEXT.
+ * `on` / `off`: the setting. `cron`: the setting on for a cron run, whose scheduler drops a reply that is only an
+ * explanation (upstream's cron compares the reply with its explainer's text; golden cron-no-answer): the turn explains
+ * as `on`, except that an ending it would answer with the explanation alone keeps the bare reply, and an unanswered
+ * turn ends with NO_REPLY_TEXT, which cron/run-job.ts reads as no reply. A fragment with its explanation is delivered
+ * as upstream delivers it. The setting off, a cron run gets the bare reply (upstream delivers its "(empty)" stand-in).
  */
 export type TurnExplainer = 'on' | 'off' | 'cron'
 
@@ -46,11 +48,11 @@ function explanation(end: TurnEnding): string | null {
 /** The answer the caller gets for `end`: the loop's text, or it with (or replaced by) why the turn ended there. */
 export function explainEnding(end: TurnEnding, mode: TurnExplainer): string {
   // off: upstream's bare answer (an unanswered turn's is its "(empty)" stand-in, which the loop already answers)
-  if (mode !== 'on') return end.unanswered && mode === 'cron' ? NO_REPLY_TEXT : end.finalText
+  if (mode === 'off') return end.finalText
   const why = explanation(end)
   if (!why) return end.finalText
   const text = end.finalText.trim()
-  if (!text || text === EMPTY_SENTINEL) return why
+  if (!text || text === EMPTY_SENTINEL) return mode === 'cron' && !end.unanswered ? end.finalText : why
   const fragment = [...text].length <= FRAGMENT_MAX && !CLOSING.has(text.at(-1)!)
   return fragment ? `${text}\n\n${why}` : end.finalText
 }
