@@ -251,6 +251,16 @@ describe('usage errors exit 2, as argparse', () => {
       JSON.parse(readFileSync(join(h, 'cron', 'jobs.json'), 'utf8')) as { jobs: Array<Record<string, unknown>> }
     ).jobs
     expect(Object.fromEntries(jobs.map((j) => [String(j.prompt).split(' ')[1], j.repeat]))).toEqual(G.usage.repeats)
+    // a command's flag with no command: one line naming who takes it, nothing run (upstream: unrecognized arguments)
+    const alone = await cli(h, '--dry-run')
+    expect([alone.stdout, alone.stderr.trimEnd().split('\n')]).toEqual([
+      '',
+      [
+        'caduceus: --dry-run needs a command (sessions export, sessions prune, sessions archive take it); see caduceus --help'
+      ]
+    ])
+    // the app's own argv with no command still prints the usage (npm start and Electron pass these)
+    expect(await cli(h, '--demo', '--port', '0', '--limit', '5')).toMatchObject({ code: 0, stderr: '' })
   })
 
   it("a flag the command does not take (another command's, a typo): exit 2 as upstream's argparse, one line naming it and the command, nothing run", async () => {

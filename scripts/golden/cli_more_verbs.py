@@ -15,7 +15,8 @@ jobs.json it read (copied into the fixture, so the test reads the same jobs).
 sessions: `hermes sessions optimize` on a copy of the fidelity home (the count line), and `hermes sessions repair
 --check-only` on a fresh upstream home where upstream's SQLite indexed a message holding a NUL byte (it is healthy).
 
-usage: the exit code of flags whose text argparse refuses, and the repeat count `cron create --repeat 0|-2` stores.
+usage: the exit code of flags whose text argparse refuses (or takes: `--limit ١٢`), and the repeat count
+`cron create --repeat 0|-2|1_0|١٢` stores.
 
 Writes test/fixtures/upstream/cli-more-verbs/: answers.json and home/cron/jobs.json.
 """
@@ -144,9 +145,14 @@ def usage_cases():
                 ["cron", "pause"],
                 ["cron", "bogus"],
                 ["bogus"],
+                # a command's flag with no command; argparse's int on Unicode digits and underscores
+                ["--dry-run"],
+                ["sessions", "list", "--limit", "١٢"],
+                ["sessions", "list", "--limit", "1_0"],
+                ["sessions", "list", "--limit", "1__0"],
             )
         }
-        for n in ("0", "-2"):
+        for n in ("0", "-2", "1_0", "١٢"):
             hermes(home, "cron", "create", "every 1h", f"repeat {n}", "--repeat", n, check=False)
         jobs = json.loads((home / "cron" / "jobs.json").read_text())["jobs"]
         repeats = {j["prompt"].split()[1]: j["repeat"] for j in jobs}

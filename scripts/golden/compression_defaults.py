@@ -31,6 +31,15 @@ CONFIGS = {
     "threshold-0.8": "compression:\n  threshold: 0.8\n",
     "explicit": "compression:\n  enabled: true\n  threshold: 0.6\n  target_ratio: 0.3\n  protect_last_n: 8\n",
 }
+# `enabled` spellings upstream turns into text (Python's str()) before it compares: one window each.
+ENABLED = {
+    "enabled-1.0": "compression:\n  enabled: 1.0\n",
+    "enabled-1": "compression:\n  enabled: 1\n",
+    "enabled-0x1": "compression:\n  enabled: 0x1\n",
+    "enabled-YES-text": "compression:\n  enabled: 'YES'\n",
+    "enabled-on": "compression:\n  enabled: on\n",
+    "enabled-1e0-text": "compression:\n  enabled: 1e0\n",
+}
 WINDOWS = [128_000, 256_000, 600_000]
 # (case, window, model lines): windows near upstream's 64K minimum (a trigger never below 64K tokens, and 85% of a
 # window that minimum would fill; it refuses smaller windows), and an
@@ -39,9 +48,9 @@ EXTRA = [("absent", 64_000, ""), ("absent", 70_000, ""), ("absent", 90_000, ""),
          ("max-tokens", 128_000, "  max_tokens: 64000\n"), ("max-tokens", 600_000, "  max_tokens: 100000\n")]
 
 cases = []
-runs = [(name, window, "") for name in CONFIGS for window in WINDOWS] + EXTRA
+runs = [(name, window, "") for name in CONFIGS for window in WINDOWS] + EXTRA + [(n, 600_000, "") for n in ENABLED]
 for name, window, model_lines in runs:
-    section = CONFIGS.get(name, "")
+    section = {**CONFIGS, **ENABLED}.get(name, "")
     (home / "config.yaml").write_text(
         base.replace("  base_url:", f"  context_length: {window}\n{model_lines}  base_url:", 1) + section)
     agent = AIAgent(api_key="sk-golden", base_url=base_url, provider="custom", model=MODEL,

@@ -8,7 +8,8 @@ Writes test/fixtures/upstream/cron-prompts/{home/skills/*, cases.json, README.md
 home/skills holds skills laid out the ways a user's skills folder holds them: at the top, in a category folder, a
 front-matter name that is not the folder's, one without front matter, a flat `<name>.md`, two skills with one name,
 a SKILL.md kept inside another skill's `references/` folder (support data, not a skill), skills for other operating
-systems (front matter `platforms:`) and two that home/config.yaml turns off (`skills.disabled`).
+systems (front matter `platforms:`), two that home/config.yaml turns off (`skills.disabled`) and four its other
+entries do not (a bool, a float, an int, a name with spaces: the list is matched as it is, no str() or strip).
 cases.json: per job, the prompt cron.scheduler._build_job_prompt assembles after the due scan's
 _apply_skill_fields (the tick's path), each skill lookup it made (the name asked for, whether it loaded and from which
 file), or the refusal when its injection scan blocked the job; and `guard`: what that scan
@@ -45,9 +46,14 @@ SKILLS = {
     "tools/templated/SKILL.md": "---\nname: templated\ndescription: d\n---\nRun ${HERMES_SKILL_DIR}/scripts/go.sh"
     " for ${HERMES_SESSION_ID}; keep ${HOME} and !`date` as written.\n",
     "flat-templated.md": "Flat: ${HERMES_SKILL_DIR} stays.\n",
+    "str-true/SKILL.md": "---\nname: \"True\"\ndescription: d\n---\nNot off by config's `yes`, a bool.\n",
+    "str-float/SKILL.md": "---\nname: \"1.0\"\ndescription: d\n---\nNot off by config's `1.0`, a float.\n",
+    "str-int/SKILL.md": "---\nname: \"7\"\ndescription: d\n---\nNot off by config's `7`, an int.\n",
+    "padded/SKILL.md": "---\nname: padded\ndescription: d\n---\nNot off by config's ' padded '.\n",
 }
-# config.yaml turns two skills off (by the name a skill is known by: its front matter's, else its folder's).
-(HOME / "config.yaml").write_text("skills:\n  disabled: [switched-off, off-alias]\n")
+# config.yaml turns skills off (by the name a skill is known by: its front matter's, else its folder's); an entry
+# that is not that very string (a bool, a number, the name with spaces around) turns none off.
+(HOME / "config.yaml").write_text("skills:\n  disabled: [switched-off, off-alias, yes, 1.0, 7, ' padded ']\n")
 for rel, text in SKILLS.items():
     p = HOME / "skills" / rel
     p.parent.mkdir(parents=True, exist_ok=True)
@@ -95,6 +101,7 @@ CASES = [
     ("other-platform", {"prompt": "p", "skills": ["mac-only", "unix"]}, None),
     ("disabled", {"prompt": "p", "skills": ["switched-off", "tone"]}, None),
     ("disabled-by-front-matter-name", {"prompt": "p", "skills": ["off-by-name"]}, None),
+    ("disabled-not-by-str", {"prompt": "p", "skills": ["True", "1.0", "7", "padded"]}, None),
     ("template", {"prompt": "p", "skills": ["templated", "flat-templated"]}, None),
     ("legacy-skill", {"prompt": "p", "skill": "tone"}, None),
     ("skills-string", {"prompt": "p", "skills": "tone"}, None),

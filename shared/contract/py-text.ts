@@ -66,6 +66,38 @@ export function pyLen(s: string): number {
 export const pyStr = (v: unknown): string => (typeof v === 'string' ? v : pyRepr(v))
 
 /**
+ * The keys of a parsed mapping or list whose whole number was written as a float (`enabled: 1.0`): a JS number cannot
+ * tell 1.0 from 1, and Python's str() can (`'1.0'`, `'1'`). Kept beside the value, out of sight of anything that walks
+ * or compares its keys; a reader that copies a container carries them (`carryFloatMarks`).
+ */
+const WHOLE_FLOATS = new WeakMap<object, Set<string>>()
+
+/** Notes that `container[key]` (a whole number) was written as a float. */
+export function markWholeFloat(container: object, key: string | number): void {
+  let keys = WHOLE_FLOATS.get(container)
+  if (!keys) WHOLE_FLOATS.set(container, (keys = new Set()))
+  keys.add(String(key))
+}
+
+/** `to`, a copy of `from` (same keys), keeps which of its numbers were written as floats. */
+export function carryFloatMarks<T extends object>(from: object, to: T): T {
+  const keys = WHOLE_FLOATS.get(from)
+  if (keys) WHOLE_FLOATS.set(to, new Set(keys))
+  return to
+}
+
+/**
+ * Python's `str()` of a parsed config value, `container[key]`, where upstream turns a value into text before it
+ * compares it (`str(v).lower() in {"true", "1", "yes"}`): a whole number written as a float is `'1.0'`, a bool
+ * `'True'`, null `'None'`, an int its digits.
+ */
+export function pyStrAt(container: object, key: string | number): string {
+  const v = (container as Record<string, unknown>)[key]
+  if (typeof v === 'number' && WHOLE_FLOATS.get(container)?.has(String(key))) return pyFloatRepr(v)
+  return pyStr(v)
+}
+
+/**
  * `json.dumps(v)` with its default `, ` / `: ` separators; `ensureAscii` (Python's default) escapes every non-ASCII
  * character as `\uXXXX`; `sortKeys` as `sort_keys=True`; `indent` as `indent=n` (one item per line, `,` then the
  * line break). Floats in Python's exponent form (`1e-07`); a PyNumber as its literal and a bigint as its digits (an

@@ -46,24 +46,28 @@ describe('turn-completion explainer, as upstream gates it', () => {
     } as const
     expect(explainEnding(unanswered, 'on')).toBe(NO_REPLY_TEXT)
     expect(explainEnding(unanswered, 'off')).toBe(EMPTY_SENTINEL)
-    // a cron run reads NO_REPLY_TEXT as its empty reply and delivers anything else: it gets no explanation
+    // a cron run reads NO_REPLY_TEXT as its empty reply and delivers anything else: an explanation alone is kept out
+    // of it, a fragment with its explanation is delivered whole (upstream's cron drops only the explanation alone)
     expect(explainEnding(unanswered, 'cron')).toBe(NO_REPLY_TEXT)
     expect(explainEnding({ exitReason: 'max_iterations', finalText: '', maxIterations: 7 }, 'cron')).toBe('')
+    const fragment = { exitReason: 'max_iterations', finalText: 'Checking the', maxIterations: 7 } as const
+    expect(explainEnding(fragment, 'cron')).toBe(explainEnding(fragment, 'on'))
+    expect(explainEnding(fragment, 'cron')).toMatch(/^Checking the\n\nNo final answer/)
   })
 
   it("a cron run drops an answer that is only the explanation, but keeps one after a fragment (upstream's cron)", () => {
     // cron/scheduler.py run_job: a reply equal to the explanation is emptied; a fragment with it after is delivered
     const fragment = { exitReason: 'max_iterations', finalText: 'The', maxIterations: 7 } as const
     expect(explainEnding(fragment, 'cron')).toMatch(/^The\n\n.*all 7 of its model calls/)
-    // with the setting off, the bare fragment, as interactively
-    expect(explainEnding(fragment, 'cron-off')).toBe('The')
-    expect(explainEnding({ ...fragment, finalText: '' }, 'cron-off')).toBe('')
+    // with the setting off a cron run's turn is explained as any other ('off'): the bare fragment, as interactively
+    expect(explainEnding(fragment, 'off')).toBe('The')
+    expect(explainEnding({ ...fragment, finalText: '' }, 'off')).toBe('')
     const unanswered = {
       exitReason: 'completed',
       finalText: EMPTY_SENTINEL,
       unanswered: true,
       maxIterations: 7
     } as const
-    expect(explainEnding(unanswered, 'cron-off')).toBe(NO_REPLY_TEXT)
+    expect(explainEnding(unanswered, 'off')).toBe(EMPTY_SENTINEL) // upstream's cron delivers "(empty)", run ok
   })
 })

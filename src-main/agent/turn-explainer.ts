@@ -14,12 +14,14 @@ import { EMPTY_SENTINEL, NO_REPLY_TEXT } from './empty-reply'
 import type { ExitReason } from './types'
 
 /**
- * `on` / `off`: the setting. `cron` / `cron-off`: the same in a cron run, which delivers what the turn answers and reads
- * only NO_REPLY_TEXT as "nothing" (cron/run-job.ts). Upstream's cron empties a reply that is only its explanation and
- * delivers one with the explanation after a fragment (cron/scheduler.py run_job): so in a cron run an answer replaced
- * by the explanation is dropped (an unanswered turn ends with NO_REPLY_TEXT, as before), and a fragment keeps it.
+ * `on` / `off`: the setting. `cron`: the setting on in a cron run, which delivers what the turn answers and reads an
+ * empty reply or NO_REPLY_TEXT as "nothing" (cron/run-job.ts). Upstream's cron empties a reply that is only its
+ * explanation and delivers one with the explanation after a fragment (cron/scheduler.py run_job; golden
+ * cron-no-answer): so in a cron run an answer the explanation would replace is dropped (an unanswered turn ends with
+ * NO_REPLY_TEXT), and a fragment keeps it. The setting off, a cron run gets the bare reply as any turn does (upstream
+ * saves and delivers its "(empty)" stand-in).
  */
-export type TurnExplainer = 'on' | 'off' | 'cron' | 'cron-off'
+export type TurnExplainer = 'on' | 'off' | 'cron'
 
 /** How a turn's loop ended, as far as the explanation goes. */
 interface TurnEnding {
@@ -47,13 +49,14 @@ function explanation(end: TurnEnding): string | null {
 
 /** The answer the caller gets for `end`: the loop's text, or it with (or replaced by) why the turn ended there. */
 export function explainEnding(end: TurnEnding, mode: TurnExplainer): string {
-  const cron = mode === 'cron' || mode === 'cron-off'
+  const cron = mode === 'cron'
   if (end.unanswered && cron) return NO_REPLY_TEXT
   // off: upstream's bare answer (an unanswered turn's is its "(empty)" stand-in, which the loop already answers)
-  if (mode === 'off' || mode === 'cron-off') return end.finalText
+  if (mode === 'off') return end.finalText
   const why = explanation(end)
   if (!why) return end.finalText
   const text = end.finalText.trim()
+  // an answer that would be the explanation alone: a cron run's scheduler drops it, so the run reads as unanswered
   if (!text || text === EMPTY_SENTINEL) return cron ? '' : why
   const fragment = [...text].length <= FRAGMENT_MAX && !CLOSING.has(text.at(-1)!)
   return fragment ? `${text}\n\n${why}` : end.finalText

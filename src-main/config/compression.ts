@@ -9,7 +9,7 @@
  * Settings page (settings.ts), so the page says where compression really starts, not what config.yaml asks for.
  */
 import type { CompressionAdjustment } from '@shared/contract'
-import { pyFloatValue } from '@shared/contract/py-text'
+import { pyFloatValue, pyStrAt } from '@shared/contract/py-text'
 
 /** Windows below this many tokens compress no earlier than SMALL_WINDOW_FLOOR of the window (raise-only). */
 const SMALL_WINDOW = 512_000
@@ -74,8 +74,9 @@ export function compressionPlan(
   contextWindow: number,
   maxTokens: number | null = null
 ): CompressionPlan {
-  // Upstream turns the value into text and accepts true/1/yes: `enabled: false`, `enabled:` (null) or `off` turn it off.
-  const enabled = !('enabled' in section) || ['true', '1', 'yes'].includes(String(section.enabled).toLowerCase())
+  // Upstream turns the value into text (Python's str()) and accepts true/1/yes: `enabled: false`, `enabled:` (None),
+  // `off` and `1.0` ('1.0') turn it off; `1` and `0x1` ('1') keep it on.
+  const enabled = !('enabled' in section) || ['true', '1', 'yes'].includes(pyStrAt(section, 'enabled').toLowerCase())
   const configuredThreshold = numeric(section.threshold, 0.5)
   const adjustments: CompressionAdjustment[] = []
   const small = contextWindow < SMALL_WINDOW && configuredThreshold < SMALL_WINDOW_FLOOR

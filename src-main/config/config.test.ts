@@ -136,6 +136,18 @@ describe('typed accessors', () => {
     expect(why({}, 600_000, 100_000)).toEqual([250_000, ['max_tokens_reserved']])
   })
 
+  it("a value upstream turns into text keeps Python's str() of it through every rewrite of the read ('1.0' is not '1')", () => {
+    const enabled = (yaml: string, env?: string) =>
+      resolveRuntime(home(yaml, env), { vault: envVault }).compression.enabled
+    // as written; with ${VAR}s expanded (every mapping copied); with a legacy root key moved into model.*
+    expect(enabled('compression: {enabled: 1.0}\n')).toBe(false)
+    expect(enabled('compression: {enabled: 1}\n')).toBe(true)
+    expect(enabled('model: {default: "${M}"}\ncompression: {enabled: 1.0}\n', 'M=gpt-5\n')).toBe(false)
+    expect(enabled('provider: openai\nmax_turns: 3\ncompression: {enabled: 1.0}\n')).toBe(false)
+    // an anchor merged into the section keeps it too
+    expect(enabled('base: &b {enabled: 1.0}\ncompression: {<<: *b}\n')).toBe(false)
+  })
+
   it('reads values and tolerates wrong types', () => {
     const loadedHome = home(`
 model: {default: gpt-5, provider: openai, base_url: "http://x/v1", api_mode: chat_completions, context_length: 1000, max_tokens: 50}

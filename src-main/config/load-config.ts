@@ -7,9 +7,10 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { ConfigProblem } from '@shared/contract'
 import { errorMessage } from '@shared/contract/errors'
+import { carryFloatMarks } from '@shared/contract/py-text'
 import { statIfExists } from '../files'
 import { envPath, readEnvFile } from '../secrets'
-import { parsePyYaml } from './py-yaml'
+import { parsePyYaml, unwrapWholeFloats } from './py-yaml'
 import { envRefNames, expandEnvRefs, normaliseLegacyKeys } from './upstream-rewrites'
 
 export type RawConfig = Record<string, unknown>
@@ -118,10 +119,11 @@ export function loadConfig(home: string): LoadedConfig {
 function keepLiteral(expanded: RawConfig, parsed: RawConfig): RawConfig {
   const plugins = parsed.plugins
   if (!isPlainObject(plugins) || !Object.hasOwn(plugins, 'hermes-memory-store')) return expanded
-  return {
-    ...expanded,
-    plugins: { ...(expanded.plugins as Record<string, unknown>), 'hermes-memory-store': plugins['hermes-memory-store'] }
-  }
+  const copied = carryFloatMarks(expanded.plugins as object, {
+    ...(expanded.plugins as Record<string, unknown>),
+    'hermes-memory-store': plugins['hermes-memory-store']
+  })
+  return carryFloatMarks(expanded, { ...expanded, plugins: copied })
 }
 
 /**
@@ -157,7 +159,7 @@ function readConfig(path: string): LoadedConfig {
   } catch (err) {
     return unusable(path, unreadable(path, err))
   }
-  const doc = parsePyYaml(text)
+  const doc = parsePyYaml(text, true)
   if (doc.errors.length) {
     const first = doc.errors[0]
     const line = first.linePos?.[0]?.line
@@ -170,7 +172,7 @@ function readConfig(path: string): LoadedConfig {
   }
   let value: unknown
   try {
-    value = doc.toJS({ maxAliasCount: 100 })
+    value = unwrapWholeFloats(doc.toJS({ maxAliasCount: 100 }))
   } catch (err) {
     return unusable(path, malformed(path, `config.yaml could not be read (${path}): ${errorMessage(err)}`))
   }

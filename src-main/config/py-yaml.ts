@@ -11,6 +11,7 @@
  * PyYAML would read as something else (`'1_000'`, `'1:30'`, `'2024-01-02'`, `'no'`) is quoted.
  */
 import { parseDocument, Scalar, type Document, type ScalarTag, type Tags } from 'yaml'
+import { markWholeFloat } from '@shared/contract/py-text'
 
 const BOOL = 'tag:yaml.org,2002:bool'
 const INT = 'tag:yaml.org,2002:int'
@@ -160,11 +161,57 @@ export const pyYamlTags = (tags: Tags): Tags => {
     .concat([PY_BOOL, PY_INT, PY_FLOAT, PY_TIMESTAMP])
 }
 
-/** How config.yaml is parsed for reading and for editing in place. */
-export function parsePyYaml(text: string): Document.Parsed {
+/**
+ * How config.yaml is parsed for reading and for editing in place. `wholeFloats` (reading only): a whole float
+ * (`1.0`) stays a WholeFloat in the document's JS, which `unwrapWholeFloats` turns back into a number.
+ */
+export function parsePyYaml(text: string, wholeFloats = false): Document.Parsed {
   return parseDocument(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, {
-    customTags: pyYamlTags,
+    customTags: wholeFloats ? readTags : pyYamlTags,
     merge: true,
-    uniqueKeys: false
+    uniqueKeys: false,
+    // a WholeFloat as a mapping key is written as its number, as before, without the yaml package's console warning
+    ...(wholeFloats ? { logLevel: 'error' as const } : {})
   })
+}
+
+/** A whole number written as a float, on its way to being marked (no toJSON: the yaml package's toJS keeps it). */
+class WholeFloat {
+  constructor(readonly n: number) {}
+  valueOf(): number {
+    return this.n
+  }
+  /** As a mapping key: the number's text, as the key read before (`1.0:` is the key '1'). */
+  toString(): string {
+    return String(this.n)
+  }
+}
+
+/** PY_FLOAT for reading: a whole value keeps that it was a float (Python's str() of it is `1.0`, not `1`). */
+const PY_FLOAT_READ: ScalarTag = {
+  ...PY_FLOAT,
+  resolve: (source) => {
+    const n = resolveFloat(source)
+    return Number.isInteger(n) ? new WholeFloat(n) : n
+  }
+}
+const readTags = (tags: Tags): Tags => pyYamlTags(tags).map((t) => (t === PY_FLOAT ? PY_FLOAT_READ : t))
+
+/**
+ * `value` (the JS of a `wholeFloats` parse) with each whole float a plain number again, marked on its mapping or list
+ * as written as a float (py-text's pyStrAt reads the mark), in place.
+ */
+export function unwrapWholeFloats(value: unknown, seen = new Set<object>()): unknown {
+  if (value instanceof WholeFloat) return value.n
+  if (value === null || typeof value !== 'object' || seen.has(value)) return value
+  seen.add(value)
+  const node = value as Record<string, unknown>
+  for (const key of Object.keys(node)) {
+    const v = node[key]
+    if (v instanceof WholeFloat) {
+      node[key] = v.n
+      markWholeFloat(node, key)
+    } else unwrapWholeFloats(v, seen)
+  }
+  return value
 }

@@ -6,6 +6,8 @@
  * set stays as written). Only reads are rewritten: Settings edits the file as the user wrote it (see
  * `modelFieldPath`), never writing expanded values or moved keys back.
  */
+import { carryFloatMarks } from '@shared/contract/py-text'
+
 type RawConfig = Record<string, unknown>
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -19,9 +21,9 @@ const truthy = (v: unknown): boolean =>
 export function normaliseLegacyKeys(input: RawConfig): RawConfig {
   let config = input
   if ('max_turns' in config) {
-    const agent = isPlainObject(config.agent) ? { ...config.agent } : {}
+    const agent = isPlainObject(config.agent) ? carryFloatMarks(config.agent, { ...config.agent }) : {}
     if (agent.max_turns === null || agent.max_turns === undefined) agent.max_turns = config.max_turns
-    config = { ...config, agent }
+    config = carryFloatMarks(config, { ...config, agent })
     delete config.max_turns
   }
   const modelIn = config.model
@@ -30,9 +32,9 @@ export function normaliseLegacyKeys(input: RawConfig): RawConfig {
   const hasRoot = ['provider', 'base_url', 'context_length', 'api_base'].some((k) => truthy(config[k]))
   if (!hasRoot && !modelHasAlias && !modelNeedsCanon) return config
 
-  config = { ...config }
+  config = carryFloatMarks(config, { ...config })
   const model: Record<string, unknown> = isPlainObject(modelIn)
-    ? { ...modelIn }
+    ? carryFloatMarks(modelIn, { ...modelIn })
     : truthy(modelIn)
       ? { default: modelIn }
       : {}
@@ -58,14 +60,18 @@ export function normaliseLegacyKeys(input: RawConfig): RawConfig {
 
 const ENV_REF = /\$\{([^}]+)\}/g
 
-/** `_expand_env_vars`: string values only (keys, numbers and booleans as they are); an unset name stays `${NAME}`. */
+/** `_expand_env_vars`: string values only (keys, numbers and booleans as they are, a float's mark too); an unset name stays `${NAME}`. */
 export function expandEnvRefs(value: unknown, env: (name: string) => string | undefined): unknown {
   if (typeof value === 'string') return value.replace(ENV_REF, (ref, name: string) => env(name) ?? ref)
-  if (Array.isArray(value)) return value.map((v) => expandEnvRefs(v, env))
+  if (Array.isArray(value))
+    return carryFloatMarks(
+      value,
+      value.map((v) => expandEnvRefs(v, env))
+    )
   if (isPlainObject(value)) {
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(value)) out[k] = expandEnvRefs(v, env)
-    return out
+    return carryFloatMarks(value, out)
   }
   return value
 }

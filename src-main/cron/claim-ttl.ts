@@ -1,4 +1,4 @@
-import { pythonFloat } from '@shared/contract/py-text'
+import { pyIntValue, pyStrip, pythonFloat, pythonInt } from '@shared/contract/py-text'
 import { loadConfig, readSection } from '../config'
 
 /**
@@ -29,21 +29,14 @@ export function runNowHeartbeatMs(): number {
   return Math.min(claimHeartbeatMs(), FIRE_CLAIM_TTL_MS / 5)
 }
 
-/** A whole count as Python's int() reads one from text or a YAML number, else null. */
-function pythonInt(v: unknown): number | null {
-  if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v)
-  if (typeof v === 'boolean') return v ? 1 : 0
-  if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) return Number.parseInt(v, 10)
-  return null
-}
-
 /**
  * How many of a profile's jobs upstream runs at once: `HERMES_CRON_MAX_PARALLEL`, else config.yaml's
- * `cron.max_parallel_jobs`; 0 or none is no limit of its own (Infinity), and so is a value it cannot read. The
- * scheduler's own cap across profiles still applies on top.
+ * `cron.max_parallel_jobs`, each read with Python's int() (golden cron-max-parallel): a variable of 0 or one int()
+ * refuses falls back to config.yaml, as upstream's tick does. 0 or none is no limit of its own (Infinity), and so is
+ * a value it cannot read. The scheduler's own cap across profiles still applies on top.
  */
 export function profileParallelCap(home: string): number {
-  const env = (process.env.HERMES_CRON_MAX_PARALLEL ?? '').trim()
-  const n = env ? pythonInt(env) : pythonInt(readSection(loadConfig(home).raw, 'cron').max_parallel_jobs)
+  const env = pyStrip(process.env.HERMES_CRON_MAX_PARALLEL ?? '')
+  const n = (env ? pythonInt(env) : null) || pyIntValue(readSection(loadConfig(home).raw, 'cron').max_parallel_jobs)
   return n !== null && n > 0 ? n : Infinity
 }

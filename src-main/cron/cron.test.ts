@@ -19,6 +19,7 @@ import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createJob, CronScheduler, editJob, previewRuns, readJobs, setPaused, type RawJob } from './index'
 import { parseSchedule } from './schedule'
+import { profileParallelCap } from './claim-ttl'
 import { runTitle } from './output-files'
 import { liveUpstreamGateway } from '../store/gateway-heartbeats'
 
@@ -362,6 +363,27 @@ describe('scheduler', () => {
     await first
     await s.tick()
     expect(started).toHaveLength(2)
+  })
+
+  // scripts/golden/cron_max_parallel.py: upstream's tick reads the variable, then config.yaml, each with Python's int()
+  // (underscores, any Unicode digits, space around); a variable of 0 or one int() refuses falls back to config.yaml.
+  it("the per-profile limit is read as upstream's tick reads it (HERMES_CRON_MAX_PARALLEL, then config.yaml)", () => {
+    const G = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/cron-max-parallel/golden.json'), 'utf8')
+    ) as { cases: Array<{ env: string | null; section: string | null; max_workers: number | null }> }
+    const saved = process.env.HERMES_CRON_MAX_PARALLEL
+    try {
+      for (const c of G.cases) {
+        const h = home()
+        if (c.section !== null) writeFileSync(join(h, 'config.yaml'), `cron:\n  ${c.section}\n`)
+        if (c.env === null) delete process.env.HERMES_CRON_MAX_PARALLEL
+        else process.env.HERMES_CRON_MAX_PARALLEL = c.env
+        expect({ ...c, cap: profileParallelCap(h) }).toEqual({ ...c, cap: c.max_workers ?? Infinity })
+      }
+    } finally {
+      if (saved === undefined) delete process.env.HERMES_CRON_MAX_PARALLEL
+      else process.env.HERMES_CRON_MAX_PARALLEL = saved
+    }
   })
 
   it('Run now is refused while the same job runs, and counts toward the running jobs', async () => {

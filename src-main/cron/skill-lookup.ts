@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'n
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve, sep } from 'node:path'
 import { parse } from 'yaml'
-import { loadConfig, readSection } from '../config'
+import { isPlainObject, loadConfig, readSection } from '../config'
 import { homeKey } from '../scope'
 import { envPath, readEnvFile } from '../secrets'
 
@@ -68,10 +68,18 @@ function allowed(home: string, file: string, text: string): boolean {
     if (!list.some((p) => process.platform.startsWith(OS_NAMES[p] ?? p))) return false
   }
   const name = meta.name != null ? String(meta.name) : (file.split(sep).at(-2) ?? '')
-  // one name or a list, each trimmed, as upstream reads it
-  const disabled: unknown = readSection(loadConfig(home).raw, 'skills').disabled
-  const names = typeof disabled === 'string' ? [disabled] : Array.isArray(disabled) ? disabled : []
-  return !names.some((n) => String(n).trim() === name)
+  return !disabledByConfig(readSection(loadConfig(home).raw, 'skills').disabled, name)
+}
+
+/**
+ * Whether config.yaml's `skills.disabled` turns `name` off as upstream's skill lookup asks it (`name in disabled`,
+ * golden cron-prompts): a list holds the very string (no str() or strip: `yes`, `7`, `' x '` turn nothing off), a
+ * mapping has it as a key, a string contains it; anything else turns nothing off.
+ */
+function disabledByConfig(disabled: unknown, name: string): boolean {
+  if (Array.isArray(disabled)) return disabled.includes(name)
+  if (typeof disabled === 'string') return disabled.includes(name)
+  return isPlainObject(disabled) && Object.hasOwn(disabled, name)
 }
 
 /** Every file below `root` a skill can be (SKILL.md, other .md), not descending into a skill's support folders. */

@@ -4,12 +4,14 @@
 // another operating system or one config.yaml turns off), in the
 // same order, each once, with the same ones named as missing; the note on what a cron run is, wherever upstream gives
 // its own; the job's prompt last. Upstream's wording is its own, so texts are compared by what they carry.
-import { readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildJobPrompt } from './job-prompt'
 import type { RawJob } from './jobs-file'
 import { guardRunText, promptRefusal } from './prompt-guard'
+import { readSkill } from './skill-lookup'
 
 const GOLDEN = resolve(import.meta.dirname, '../../test/fixtures/upstream/cron-prompts')
 const HOME = join(GOLDEN, 'home')
@@ -101,6 +103,26 @@ describe("a cron job's prompt, as upstream assembles it", () => {
       `Run ${join(HOME, 'skills', 'tools', 'templated')}/scripts/go.sh for \${HERMES_SESSION_ID}; keep \${HOME} and !\`date\``
     )
     expect(ours(c)).toContain('Flat: ${HERMES_SKILL_DIR} stays.')
+  })
+
+  // upstream's skill_view asks `name in skills.disabled`: one string turns off every name it contains, a mapping its
+  // keys (run against upstream's _is_skill_disabled: 'off' and 'switched-off' in 'switched-off'; 'a' in {a: 1})
+  it("skills.disabled as one string or a mapping turns skills off as upstream's `in` does", () => {
+    const h = mkdtempSync(join(tmpdir(), 'cad-cron-disabled-'))
+    try {
+      for (const n of ['off', 'switched-off', 'x', 'a']) {
+        mkdirSync(join(h, 'skills', n), { recursive: true })
+        writeFileSync(join(h, 'skills', n, 'SKILL.md'), `---\nname: ${n}\ndescription: d\n---\nDo ${n}.\n`)
+      }
+      const loads = (config: string) => {
+        writeFileSync(join(h, 'config.yaml'), config)
+        return ['off', 'switched-off', 'x', 'a'].filter((n) => readSkill(h, n) !== null)
+      }
+      expect(loads('skills:\n  disabled: switched-off\n')).toEqual(['x', 'a'])
+      expect(loads('skills:\n  disabled: {a: 1}\n')).toEqual(['off', 'switched-off', 'x'])
+    } finally {
+      rmSync(h, { recursive: true, force: true })
+    }
   })
 
   it('a job with no prompt, script output or skill runs on the note alone, as upstream runs it', () => {

@@ -448,6 +448,31 @@ describe("a cron run's output file, as upstream writes it (golden, frozen clock)
     expect(got.doc).toContain('## Response\n\nRan on the note alone.\n')
   })
 
+  // scripts/golden/cron_no_answer.py: upstream's cron on a model that sends nothing, the explainer on and off. On, the
+  // explanation alone is no reply (the `no_reply` case above); off, the run saves, delivers and counts upstream's
+  // "(empty)" stand-in as the reply.
+  it('a model that sends nothing, with the turn explainer off: the "(empty)" stand-in is the reply, as upstream', async () => {
+    const NA = JSON.parse(readFileSync(join(repo, 'test/fixtures/upstream/cron-no-answer/golden.json'), 'utf8')) as {
+      modes: Record<'on' | 'off', { response: string; delivered: string[]; last_status: string }>
+    }
+    const mute = OUT.cases.find((c) => c.key === 'no_reply')!
+    const config = join(outHome, 'config.yaml')
+    const before = readFileSync(config, 'utf8')
+    writeFileSync(config, `${before}display:\n  turn_completion_explainer: false\n`)
+    const host = await createTurnHost({ home: outHome })
+    try {
+      const job = readJobs(outHome).jobs.find((j) => j.id === mute.job.id)!
+      const r = await runCronJob(host.gateway, 'default', outHome, job, { vault: host.vault })
+      const up = NA.modes.off
+      expect(readFileSync(r.outputPath, 'utf8')).toContain(`## Response\n\n${up.response}`)
+      expect([r.status, r.reply]).toEqual([up.last_status, up.delivered[0]])
+      expect(docs.get('no_reply')!.doc).toContain(`## Response\n\n${NA.modes.on.response}`)
+    } finally {
+      await host.close()
+      writeFileSync(config, before)
+    }
+  })
+
   // Upstream's code itself reads the file (its context_from).
   it.runIf(hasUpstream)(
     "upstream's context_from reads the file Caduceus wrote whole, as it reads its own",

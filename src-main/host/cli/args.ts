@@ -1,3 +1,4 @@
+import { pythonInt } from '@shared/contract/py-text'
 import { refuseForeignFlags } from './command-flags'
 import { PRUNE_FILTER_FLAGS, PRUNE_TIME_FLAGS } from './prune-flags'
 
@@ -71,11 +72,13 @@ export interface HostArgs {
 /** Upstream's `hermes sessions prune` value flags (`--model` is shared with run: read as model-contains). */
 const PRUNE_VALUE_FLAGS = new Set([...PRUNE_TIME_FLAGS, ...PRUNE_FILTER_FLAGS].map((f) => `--${f}`))
 
-/** A whole number as Python's int() reads argparse's text (sign, `_` between digits, surrounding space), else null. */
+/**
+ * A whole number as argparse's `type=int` reads the text: Python's int() (shared pythonInt: space around, a sign, `_`
+ * between digits, any Unicode decimal digits), else null; one past 2**53 is refused rather than rounded.
+ */
 function argparseInt(v: string | undefined): number | null {
-  if (v === undefined || !/^\s*[-+]?\d+(?:_\d+)*\s*$/.test(v)) return null
-  const n = Number(v.trim().replace(/_/g, ''))
-  return Number.isSafeInteger(n) ? n : null
+  const n = v === undefined ? null : pythonInt(v)
+  return n !== null && Number.isSafeInteger(n) ? n : null
 }
 
 export function parseArgs(argv: string[]): HostArgs {

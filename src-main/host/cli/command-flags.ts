@@ -76,6 +76,28 @@ const TAKES: Record<string, Record<string, readonly string[]>> = {
   memory: { '': [], status: [], setup: [], off: [], reset: ['--target', '--yes'], pending: [], approve: [], reject: [] }
 }
 
+/**
+ * The flags the app's own argv carries with no command (`npm start`, Electron: host/electron/app-policy.ts keeps only
+ * these), which print the usage when the CLI gets them alone.
+ */
+const NO_COMMAND = [...GLOBAL, '--port', '--demo', '--open', '--limit', '--query']
+
+/**
+ * A command's flag with no command (`caduceus --dry-run`): refused, exit 2, as upstream's argparse refuses `hermes
+ * --dry-run` (unrecognized arguments), naming who takes it, instead of the usage and success that read as if
+ * something had been checked. A flag no command takes is left to the parser's unknown-flag error.
+ */
+function refuseWithoutCommand(given: readonly string[]): void {
+  for (const typed of given) {
+    const flag = CANONICAL[typed] ?? typed
+    const others = NO_COMMAND.includes(flag) ? [] : takenBy(flag)
+    if (others.length)
+      throw new UsageError(
+        `${typed} needs a command (${others.join(', ')} ${others.length === 1 ? 'takes' : 'take'} it); see caduceus --help`
+      )
+  }
+}
+
 /** Flags a verb takes only to refuse them with its own reason (export-cli.ts, cron.ts): never named as taken. */
 const EXPLAINS: Record<string, readonly string[]> = { 'sessions export': ARCHIVED }
 /** Aliases left out of the hint (`cron add` is create). */
@@ -102,6 +124,7 @@ function takenBy(flag: string): string[] {
  */
 export function refuseForeignFlags(positionals: readonly string[], given: readonly string[]): void {
   const [command, verb = ''] = positionals
+  if (command === undefined) return refuseWithoutCommand(given)
   const verbs = command === undefined ? undefined : TAKES[command]
   if (!verbs) return
   // a command without verbs (serve, api) reads no verb: its words are its own to refuse

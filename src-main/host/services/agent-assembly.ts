@@ -169,12 +169,13 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     source: input.source,
     platform,
     memoryNudgeInterval: memory?.nudgeInterval ?? 0,
-    // read at each turn's end, as upstream reads it; a cron run's own way (turn-explainer.ts says why)
-    turnExplainer: () => {
-      const on = agentSettings(loadConfig(home).raw, { ...process.env, ...input.secrets }).turnExplainer
-      if (input.source === 'cron') return on ? 'cron' : 'cron-off'
-      return on ? 'on' : 'off'
-    },
+    // read at each turn's end, as upstream reads it; a cron run's scheduler drops an explanation alone (turn-explainer.ts)
+    turnExplainer: () =>
+      agentSettings(loadConfig(home).raw, { ...process.env, ...input.secrets }).turnExplainer
+        ? input.source === 'cron'
+          ? 'cron'
+          : 'on'
+        : 'off',
     // config.yaml's compression as upstream applies it to this window (config/compression.ts; the Settings page shows it)
     compression: resolveCompression(input.runtime.compression),
     log: deps.log

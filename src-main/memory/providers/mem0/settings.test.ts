@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -31,5 +31,17 @@ describe('mem0.json', () => {
     expect(new Mem0Provider({ home: folder, env: {} }).unavailableReason()).toMatch(
       /mem0\.json was ignored: cannot be read \(EISDIR/
     )
+  })
+
+  // scripts/golden/mem0_rerank.py: upstream's provider reads a word from text and Python's bool() of anything else
+  it("rerank: the default search rerank upstream's provider takes from mem0.json", () => {
+    const G = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../../../test/fixtures/upstream/mem0-rerank/golden.json'), 'utf8')
+    ) as { cases: Array<{ mem0_json_rerank: string; rerank: boolean }> }
+    const h = home()
+    for (const c of G.cases) {
+      writeFileSync(join(h, 'mem0.json'), `{"rerank": ${c.mem0_json_rerank}}`)
+      expect({ ...c, rerank: readMem0Settings({ home: h, env: {} }).rerank }).toEqual(c)
+    }
   })
 })

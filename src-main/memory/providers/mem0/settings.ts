@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path'
 import { errorMessage, parseJsonOr } from '@shared/contract/errors'
+import { pyTruthy } from '@shared/contract/py-text'
 import { isPlainObject } from '../../../config'
 import { readFileIfExists } from '../../../files'
 
@@ -67,7 +68,8 @@ export function readMem0Settings(src: Mem0Sources): Mem0Settings {
     cloudUrl: (ownStr('base_url') || MEM0_CLOUD_URL).replace(/\/+$/, ''),
     userId: configuredUser && configuredUser !== MEM0_DEFAULT_USER ? configuredUser : null,
     agentId: str(merged.agent_id) || ownStr('agent_id') || 'hermes',
-    rerank: typeof rr === 'string' ? ['true', '1', 'yes'].includes(rr.toLowerCase()) : rr === true || rr === 1,
+    // a word from text, else Python's bool() of the value (2, 0.5, [1] rerank; [] and {} do not), as upstream's provider
+    rerank: typeof rr === 'string' ? ['true', '1', 'yes'].includes(rr.toLowerCase()) : pyTruthy(rr),
     fileError
   }
 }
