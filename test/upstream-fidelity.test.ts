@@ -96,7 +96,7 @@ const call = async (host: Host, name: string, input: unknown): Promise<Rec> => {
 const cli = async (host: Host, sub: string, arg: string | undefined, argv: string[]) => {
   const log = vi.spyOn(console, 'log').mockImplementation(() => {})
   try {
-    expect(await sessionAdminCli(host, sub, arg, parseArgs(argv))).toBe(0)
+    expect(await sessionAdminCli(host, sub, arg, parseArgs(['sessions', sub, ...argv]))).toBe(0)
     return log.mock.calls.map((c) => String(c[0])).join('\n')
   } finally {
     log.mockRestore()
@@ -446,9 +446,9 @@ describe("prune's selection is upstream CLI's for the same flags", () => {
     async (_, c) => {
       const argv = [...c.flags, '--dry-run', '--json']
       if (c.candidates === 'refused')
-        return expect(sessionAdminCli(host, 'archive', undefined, parseArgs(argv))).rejects.toThrow(
-          /at least one filter/
-        )
+        return expect(
+          sessionAdminCli(host, 'archive', undefined, parseArgs(['sessions', 'archive', ...argv]))
+        ).rejects.toThrow(/at least one filter/)
       const dry = JSON.parse(await cli(host, 'archive', undefined, argv))
       expect(dry.candidates.map((r: Rec) => r.id)).toEqual(c.candidates)
     }
@@ -484,9 +484,9 @@ describe("prune's selection is upstream CLI's for the same flags", () => {
   )
 
   it('--json never deletes without --yes: there is no one to ask', async () => {
-    await expect(sessionAdminCli(host, 'prune', undefined, parseArgs(['--source', 'cli', '--json']))).rejects.toThrow(
-      /--json deletes only with --yes/
-    )
+    await expect(
+      sessionAdminCli(host, 'prune', undefined, parseArgs(['sessions', 'prune', '--source', 'cli', '--json']))
+    ).rejects.toThrow(/--json deletes only with --yes/)
     const dry = JSON.parse(await cli(host, 'prune', undefined, ['--source', 'cli', '--dry-run', '--json']))
     expect(dry.candidates.length).toBe(golden.cases[1]!.candidates.length)
   })

@@ -117,7 +117,7 @@ describe('export of an upstream-written home', () => {
     const out = join(homeWith(), 'two.html')
     const log = vi.spyOn(console, 'log').mockImplementation(() => {})
     try {
-      const args = parseArgs(['--session-id', 's-mm', '--session-id', 's-to', '--format', 'html'])
+      const args = parseArgs(['sessions', 'export', '--session-id', 's-mm', '--session-id', 's-to', '--format', 'html'])
       expect(await sessionAdminCli(host, 'export', out, args)).toBe(0)
       expect(log.mock.calls.map((c) => String(c[0]))).toEqual([`Exported 2 sessions to ${out} (HTML)`])
     } finally {
@@ -272,7 +272,12 @@ describe.skipIf(!hasPython)('delete and prune on a home the system Python indexe
         const log = vi.spyOn(console, 'log').mockImplementation(() => {})
         const dry = async (...flags: string[]) => {
           log.mockClear()
-          await sessionAdminCli(host, 'prune', undefined, parseArgs([...flags, '--dry-run', '--json']))
+          await sessionAdminCli(
+            host,
+            'prune',
+            undefined,
+            parseArgs(['sessions', 'prune', ...flags, '--dry-run', '--json'])
+          )
           return JSON.parse(String(log.mock.calls[0]![0])).candidates.map((c: { id: string }) => c.id)
         }
         // The golden is SessionDB.prune_sessions (archived sessions too): `--include-archived`. Without it the CLI
@@ -410,7 +415,9 @@ describe('round trip: Caduceus export → upstream import → upstream export �
       const out = join(homeWith(), 'all.jsonl')
       const log = vi.spyOn(console, 'log').mockImplementation(() => {})
       try {
-        expect(await sessionAdminCli(host, 'export', out, parseArgs(['--profile', 'big']))).toBe(0)
+        expect(await sessionAdminCli(host, 'export', out, parseArgs(['sessions', 'export', '--profile', 'big']))).toBe(
+          0
+        )
       } finally {
         log.mockRestore()
       }
@@ -444,7 +451,7 @@ describe('round trip: Caduceus export → upstream import → upstream export �
             host,
             'export',
             dir,
-            parseArgs(['--profile', 'big', '--format', 'md', '--session-id', 'big-1'])
+            parseArgs(['sessions', 'export', '--profile', 'big', '--format', 'md', '--session-id', 'big-1'])
           )
         ).toBe(0)
       } finally {
