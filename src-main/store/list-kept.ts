@@ -184,7 +184,9 @@ function applyCommits(db: Database.Database, k: Kept, rowids: readonly number[],
           if (k.rows.get(id)?.routes !== routes) touched.add(id)
     }
   }
-  if (touched.size && !dropTouched(db, k, touched)) k.rows.clear()
+  if (touched.size) {
+    if (!dropTouched(db, k, touched)) k.rows.clear()
+  } else if (rowids.length) dropChained(k) // a continuation's root preview: its root's messages, which no rule names
 }
 
 /**
@@ -206,10 +208,17 @@ function dropTouched(db: Database.Database, k: Kept, touched: Set<string>): bool
   }
   for (const id of touched) k.rows.delete(id)
   for (const id of parents) k.rows.delete(id)
-  // A child's row reads its parent's end and, a continuation's, its chain's rows up to the root's title: any change
-  // drops them (they are few on a first page: children are left out but branches and continuations' tips)
-  for (const [id, row] of k.rows) if (row.parent !== null) k.rows.delete(id)
+  dropChained(k)
   return true
+}
+
+/**
+ * A child's row reads its parent's end and, a continuation's, its chain's rows up to the root's title and the root's
+ * first user message (a root below the walk is not kept, so an edit of that message names nothing kept): any change
+ * drops them (they are few on a first page: children are left out but branches and continuations' tips).
+ */
+function dropChained(k: Kept): void {
+  for (const [id, row] of k.rows) if (row.parent !== null) k.rows.delete(id)
 }
 
 const sameValues = (a: readonly unknown[], b: readonly unknown[]) => {
