@@ -11,6 +11,7 @@ import { chainPathSql } from './sql'
 import { notePreviewSources } from './activity-index'
 import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, ownOf, pageRow, toSummary, walkStart, type PageValues } from './read-summary'
 import { rowsViaJson } from './json-rows'
+import { stmt } from './stmt-cache'
 import { activityMark } from './activity-index'
 import {
   countKept,
@@ -34,13 +35,29 @@ export interface PlainPlan {
 /** How many rows past a page the walk reads at once: a few left out (children, hidden) seldom need a second step. */
 const WALK_EXTRA = 20
 
-/** The first page's rows and the last one's key when there are more; null when nothing kept is current. */
-export function keptFirstPage(
-  db: Database.Database,
-  profile: string,
-  activity: string,
-  plan: PlainPlan
-): { items: SessionSummary[]; next: Walked | null } | null {
+type FirstPage = { items: SessionSummary[]; next: Walked | null } | null
+
+// A read of the file that begins the request's snapshot
+const PIN = 'SELECT 1 FROM main.sqlite_master LIMIT 1'
+
+/**
+ * The first page's rows and the last one's key when there are more; null when nothing kept is current. One read
+ * transaction from the check on: the kept rows are found current at the snapshot every row read for the page is read
+ * at, so a commit landing meanwhile is in neither (not kept rows from before it beside rows read after it).
+ */
+export function keptFirstPage(db: Database.Database, profile: string, activity: string, plan: PlainPlan): FirstPage {
+  if (!keptFor(db)?.tag) return null // nothing kept (a rollback-journal home: no snapshot to take there)
+  if (db.inTransaction) return firstPage(db, profile, activity, plan)
+  db.exec('BEGIN')
+  try {
+    stmt(db, PIN).get()
+    return firstPage(db, profile, activity, plan)
+  } finally {
+    db.exec('COMMIT')
+  }
+}
+
+function firstPage(db: Database.Database, profile: string, activity: string, plan: PlainPlan): FirstPage {
   const k = currentKept(db)
   if (!k) return null
   k.plan = { profile, activity, where: plan.where, args: plan.args, limit: plan.limit }
