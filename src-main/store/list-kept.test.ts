@@ -226,6 +226,20 @@ describe('the default first page from kept rows', () => {
     ).toEqual([`Renamed ${a}`, `Renamed ${b}`])
   })
 
+  it('kept rows stay bounded while the watcher reads ahead for commits no page follows', async () => {
+    store.listSessions({ limit: 100 }) // the plan the watcher reads ahead for: the first 121 rows walked
+    const add = other.prepare('INSERT INTO sessions (id, source, started_at) VALUES (?, ?, ?)')
+    const t = Math.floor(Date.now() / 1000) + 1000
+    for (let c = 0; c < 20; c++) {
+      other.transaction(() => {
+        for (let i = 0; i < 125; i++) add.run(`n${c}_${i}`, 'cli', t + c * 1000 + i)
+      })()
+      await watcher.flush()
+    }
+    expect(keptFor(sqliteOf(store))!.rows.size).toBeLessThanOrEqual(2000 + 121)
+    expect(store.listSessions({ limit: 100 })).toEqual(store.listSessions({ limit: 100, from: -1e15 }))
+  })
+
   it('a page past the first, a filter or another order reads the file', async () => {
     page()
     await watcher.flush()

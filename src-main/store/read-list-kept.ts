@@ -102,6 +102,7 @@ export function readAheadKept(db: Database.Database): void {
   try {
     const walk = firstWalk(db, k, k.plan.activity, k.plan.limit + 1 + WALK_EXTRA, true)
     countKept(k, 0, readMissing(db, k.plan, k.rows, walk))
+    trimKept(k.rows, new Set(walk.map((w) => w[0]))) // commits no page follows (a gateway's overnight) add rows too
     if (k.walk) k.walk.version = activityMark(db) ?? k.walk.version // its own index writes (previews found) are in it
     sealKept(db, k)
   } catch {
