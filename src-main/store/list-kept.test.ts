@@ -341,10 +341,11 @@ async function fuzzList(seed: number, steps: number): Promise<void> {
   // here, so a rule that misses a session is not hidden by another session read again by chance.
   const rowid = () => 1_000_000 * seed + 1000 * serial
   // and a system prompt of a few KB inline, as upstream writes it: a session's row fills its page, so a write to one
-  // session's row reads no other session again
+  // session's row reads no other session again, and the columns after it live in overflow pages (a same-size
+  // rewrite of one of them writes only that page)
   const prompt = (id: string) => {
     if (cols.has('system_prompt'))
-      other.prepare('UPDATE sessions SET system_prompt = ? WHERE id = ?').run('p'.repeat(3000), id)
+      other.prepare('UPDATE sessions SET system_prompt = ? WHERE id = ?').run('p'.repeat(5000), id)
   }
   const child = (parent: string, source: string) => {
     const id = `f${seed}_${++serial}`
@@ -420,9 +421,11 @@ async function fuzzList(seed: number, steps: number): Promise<void> {
       () => {
         const sid = oneOf()
         const choices: Array<[string, unknown[]]> = [
-          ['title', [null, `T${seed}.${++serial}`]],
+          ['title', [null, `T${seed}.${String(++serial).padStart(5, '0')}`]],
           ['model', ['m1', 'm2', null]],
-          ['source', ['cli', 'telegram', 'discord', 'delegate']],
+          ['source', ['cli', 'telegram', 'discord', 'delegate', 'tool']],
+          ['model_config', [null, '{"_branched_from": "x"}', '{"_delegate_from": "x"}', '{}']],
+          ['message_count', [1, 2, 3]],
           ['end_reason', [null, 'user_exit', 'compression', 'branched']],
           ['archived', [0, 1]],
           ['pinned', [0, 1]],
