@@ -64,6 +64,8 @@ export interface Kept {
   /** The list index's mark (activity-index.ts activityMark) when the rows were last found current at `tag` */
   version: readonly [number, number] | null
   epoch: number
+  /** The file's schema version the rows were read under */
+  schema: number
   rows: Map<string, KeptRow>
   plan: KeptPlan | null
   /** Pages these rows answered, and sessions read from the file for them (SessionWatcher.listRows) */
@@ -101,6 +103,7 @@ export function keepListRows(db: Database.Database, markOf: () => WalMark | null
     tag,
     version: null,
     epoch: activityEpoch(db),
+    schema: schemaVersion(db),
     rows: new Map(),
     plan: null,
     walk: null,
@@ -108,6 +111,8 @@ export function keepListRows(db: Database.Database, markOf: () => WalMark | null
     read: 0
   })
 }
+
+const schemaVersion = (db: Database.Database) => Number(db.pragma('main.schema_version', { simple: true }))
 
 export function releaseListRows(db: Database.Database): void {
   kept.delete(db)
@@ -147,7 +152,14 @@ export function keptRowsCommitted(
     return
   }
   try {
-    applyCommits(db, k, rowids, new Set(changed))
+    // A schema change (this store's first write on an older home adds its columns; another program's migration) makes
+    // the watcher start its snapshot of rows over, naming none gone in those commits: a session deleted with it is
+    // named by nothing, so nothing kept is vouched for.
+    const schema = schemaVersion(db)
+    if (schema !== k.schema) {
+      k.schema = schema
+      k.rows.clear()
+    } else applyCommits(db, k, rowids, new Set(changed))
   } catch {
     k.rows.clear() // a read that failed (a lock, a home gone odd): nothing kept is vouched for
   }
