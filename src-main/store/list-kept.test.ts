@@ -240,6 +240,23 @@ describe('the default first page from kept rows', () => {
     expect(store.listSessions({ limit: 100 })).toEqual(store.listSessions({ limit: 100, from: -1e15 }))
   })
 
+  it("a parentless session tagged as a subagent's run (upstream's orphan marker in model_config) leaves the page", async () => {
+    page()
+    await watcher.flush()
+    expect(page().items.map((s) => s.id)).toContain('s9')
+    // upstream's v16 migration tags orphaned subagent runs so; update_session_meta rewrites model_config whole
+    await afterForeign(() =>
+      other
+        .prepare(
+          "UPDATE sessions SET model_config = json_set(COALESCE(model_config, '{}'), '$._delegate_from', ?) WHERE id = ?"
+        )
+        .run('__orphaned__', 's9')
+    )
+    expect(page().items.map((s) => s.id)).not.toContain('s9')
+    await afterForeign(() => other.prepare("UPDATE sessions SET model_config = '{}' WHERE id = 's9'").run())
+    expect(page().items.map((s) => s.id)).toContain('s9')
+  })
+
   it('a page past the first, a filter or another order reads the file', async () => {
     page()
     await watcher.flush()

@@ -37,6 +37,8 @@ export interface KeptRow {
   summary: SessionSummary | null
   /** Its own row's values as OWN_SELECT reads them. */
   own: unknown[]
+  /** Its model_config as read: a parentless row's fork markers decide whether the list shows it (sql.ts listableSql) */
+  config: unknown
   parent: string | null
   /** Its first user message (the preview), where known, and its first 600 characters as read. */
   previewId: number | null
@@ -120,7 +122,8 @@ export function releaseListRows(db: Database.Database): void {
 
 // Unqualified `sessions`: the store's connection may read an older home through its shim (read-shim.ts), whose
 // view has no rowid, so rows are found by rowid in the table and read by id through whatever the connection reads.
-const OWN_BY_ROWID = `SELECT ${OWN_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')} FROM sessions s
+const OWN_BY_ROWID = `SELECT ${OWN_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')}, s.model_config AS c${OWN_SELECT.length}
+  FROM sessions s
   WHERE s.id IN (SELECT id FROM main.sessions WHERE rowid IN
     (SELECT value FROM json_each(?) WHERE value <= (SELECT MAX(rowid) FROM main.sessions)))`
 const HAS_USAGE = `SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'session_model_usage'`
@@ -169,10 +172,11 @@ export function keptRowsCommitted(
 function applyCommits(db: Database.Database, k: Kept, rowids: readonly number[], touched: Set<string>): void {
   if (rowids.length) {
     const json = JSON.stringify(rowids)
-    for (const r of rowsViaJson(db, OWN_BY_ROWID, OWN_SELECT.length, [json])) {
+    const n = OWN_SELECT.length
+    for (const r of rowsViaJson(db, OWN_BY_ROWID, n + 1, [json])) {
       const id = String(r[0])
       const was = k.rows.get(id)
-      if (!was || !sameValues(was.own, r)) touched.add(id)
+      if (!was || !sameValues(was.own, r.slice(0, n)) || was.config !== r[n]) touched.add(id)
     }
     // A kept preview's message on a page written: read again, compared (its page holds other rows that did not change)
     const written = new Set(rowids)

@@ -159,7 +159,8 @@ function readSql(activity: string, where: string[]): string {
   if (sql === undefined) {
     if (readSqls.size >= 16) readSqls.clear()
     const n = PAGE_SELECT.length
-    sql = `SELECT ${PAGE_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')}, s.cad_pass AS c${n}, s.cad_first AS c${n + 1}
+    sql = `SELECT ${PAGE_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')}, s.cad_pass AS c${n}, s.cad_first AS c${n + 1},
+      s.model_config AS c${n + 2}
     FROM (
       SELECT ${PAGE_COLS}, a.act AS cad_act, a.started AS cad_started, a.first_user AS cad_first,
         CASE WHEN s.parent_session_id IS NOT NULL THEN ${chainPathSql('s')} END AS cad_chain,
@@ -183,7 +184,7 @@ function readRows(
   ids: Walked[]
 ): void {
   const n = PAGE_SELECT.length
-  const read = rowsViaJson<[...PageValues, number, number | null]>(db, readSql(activity, plan.where), n + 2, [
+  const read = rowsViaJson<[...PageValues, number, number | null, unknown]>(db, readSql(activity, plan.where), n + 3, [
     ...plan.args,
     JSON.stringify(ids.map((w) => w[0]))
   ])
@@ -198,6 +199,7 @@ function readRows(
       started: walkStart(r) as number,
       summary: r[n] ? toSummary(db, profile, row, Number(row.last_activity_at), chain) : null,
       own: ownOf(r),
+      config: r[n + 2],
       parent: row.parent_session_id ?? null,
       previewId: row.title === null ? (previewFound ?? (r[n + 1] as number | null)) : null,
       preview: row.preview_raw,
@@ -207,5 +209,15 @@ function readRows(
   notePreviewSources(db, learned)
   for (const [id, act, started] of ids)
     if (!seen.has(id))
-      rows.set(id, { act, started, summary: null, own: [], parent: null, previewId: null, preview: null, routes: null })
+      rows.set(id, {
+        act,
+        started,
+        summary: null,
+        own: [],
+        config: null,
+        parent: null,
+        previewId: null,
+        preview: null,
+        routes: null
+      })
 }
