@@ -160,6 +160,18 @@ describe('the default first page from kept rows', () => {
     expect(page().items.find((s) => s.id === 's9')?.childCount).toBe(0)
   })
 
+  it("a child no page walked moves to another parent: its old parent's count is read again", async () => {
+    other.transaction(() => {
+      const add = other.prepare('INSERT INTO sessions (id, source, parent_session_id, started_at) VALUES (?, ?, ?, ?)')
+      for (let i = 0; i < 30; i++) add.run(`old${i}`, 'cli', null, 1000 + i)
+      add.run('cx', 'delegate', 's9', 10)
+    })()
+    await watcher.flush()
+    expect(page().items.find((s) => s.id === 's9')?.childCount).toBe(1)
+    await afterForeign(() => other.prepare("UPDATE sessions SET parent_session_id = 's8' WHERE id = 'cx'").run())
+    expect(page().items.find((s) => s.id === 's9')?.childCount).toBe(0)
+  })
+
   it('a foreign commit the watcher has not seen yet is read from the file; its own, seen at once, from kept rows', async () => {
     page()
     await watcher.flush()

@@ -206,7 +206,10 @@ function applyCommits(db: Database.Database, k: Kept, rowids: readonly number[],
 }
 
 /**
- * Drops the touched sessions' rows, their parents' (old and new: a reparented child) and every child's; false when it cannot tell whose (a session gone that was not kept: its parent is not known now).
+ * Drops the touched sessions' rows, their parents' (old and new: a reparented child) and every child's; false when it
+ * cannot tell whose (a session gone that was not kept: its parent is not known now). A touched session that was not
+ * kept may have left a parent nobody knows: every row a child makes what it is goes too — one showing delegate
+ * children, and one left out that a continuation may have superseded (a 'compression' end).
  */
 function dropTouched(db: Database.Database, k: Kept, touched: Set<string>): boolean {
   const parents = new Set<string>()
@@ -217,16 +220,23 @@ function dropTouched(db: Database.Database, k: Kept, touched: Set<string>): bool
     found.add(id)
     if (parent !== null) parents.add(parent)
   }
+  let unknownParent = false
   for (const id of touched) {
     const row = k.rows.get(id)
     if (row?.parent) parents.add(row.parent)
     else if (!row && !found.has(id)) return false
+    else if (!row) unknownParent = true
   }
   for (const id of touched) k.rows.delete(id)
   for (const id of parents) k.rows.delete(id)
+  if (unknownParent)
+    for (const [id, row] of k.rows)
+      if (row.summary ? row.summary.childCount > 0 : row.own[END_REASON] === 'compression') k.rows.delete(id)
   dropChained(k)
   return true
 }
+
+const END_REASON = OWN_SELECT.indexOf('s.end_reason')
 
 /**
  * A child's row reads its parent's end and, a continuation's, its chain's rows up to the root's title and the root's
