@@ -560,7 +560,12 @@ async function fuzzList(seed: number, steps: number): Promise<void> {
     [
       'reparent',
       () => {
-        const x = oneOf()
+        // mostly a child (a delegate run, a continuation): its old parent's count and supersession change
+        const children = other
+          .prepare('SELECT id FROM sessions WHERE parent_session_id IS NOT NULL')
+          .pluck()
+          .all() as string[]
+        const x = children.length && rnd() < 0.7 ? pick(children) : oneOf()
         const d = descendants(x)
         const to =
           rnd() < 0.3
