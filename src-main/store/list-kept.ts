@@ -37,6 +37,8 @@ export interface KeptRow {
   summary: SessionSummary | null
   /** Its own row's values as OWN_SELECT reads them. */
   own: unknown[]
+  /** Its model_config as read: a parentless row's fork markers decide whether the list shows it (sql.ts listableSql) */
+  config: unknown
   parent: string | null
   /** Its first user message (the preview), where known, and its first 600 characters as read. */
   previewId: number | null
@@ -64,6 +66,8 @@ export interface Kept {
   /** The list index's mark (activity-index.ts activityMark) when the rows were last found current at `tag` */
   version: readonly [number, number] | null
   epoch: number
+  /** The file's schema version the rows were read under */
+  schema: number
   rows: Map<string, KeptRow>
   plan: KeptPlan | null
   /** Pages these rows answered, and sessions read from the file for them (SessionWatcher.listRows) */
@@ -101,6 +105,7 @@ export function keepListRows(db: Database.Database, markOf: () => WalMark | null
     tag,
     version: null,
     epoch: activityEpoch(db),
+    schema: schemaVersion(db),
     rows: new Map(),
     plan: null,
     walk: null,
@@ -109,13 +114,16 @@ export function keepListRows(db: Database.Database, markOf: () => WalMark | null
   })
 }
 
+const schemaVersion = (db: Database.Database) => Number(db.pragma('main.schema_version', { simple: true }))
+
 export function releaseListRows(db: Database.Database): void {
   kept.delete(db)
 }
 
 // Unqualified `sessions`: the store's connection may read an older home through its shim (read-shim.ts), whose
 // view has no rowid, so rows are found by rowid in the table and read by id through whatever the connection reads.
-const OWN_BY_ROWID = `SELECT ${OWN_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')} FROM sessions s
+const OWN_BY_ROWID = `SELECT ${OWN_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')}, s.model_config AS c${OWN_SELECT.length}
+  FROM sessions s
   WHERE s.id IN (SELECT id FROM main.sessions WHERE rowid IN
     (SELECT value FROM json_each(?) WHERE value <= (SELECT MAX(rowid) FROM main.sessions)))`
 const HAS_USAGE = `SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'session_model_usage'`
@@ -147,7 +155,14 @@ export function keptRowsCommitted(
     return
   }
   try {
-    applyCommits(db, k, rowids, new Set(changed))
+    // A schema change (this store's first write on an older home adds its columns; another program's migration) makes
+    // the watcher start its snapshot of rows over, naming none gone in those commits: a session deleted with it is
+    // named by nothing, so nothing kept is vouched for.
+    const schema = schemaVersion(db)
+    if (schema !== k.schema) {
+      k.schema = schema
+      k.rows.clear()
+    } else applyCommits(db, k, rowids, new Set(changed))
   } catch {
     k.rows.clear() // a read that failed (a lock, a home gone odd): nothing kept is vouched for
   }
@@ -157,10 +172,11 @@ export function keptRowsCommitted(
 function applyCommits(db: Database.Database, k: Kept, rowids: readonly number[], touched: Set<string>): void {
   if (rowids.length) {
     const json = JSON.stringify(rowids)
-    for (const r of rowsViaJson(db, OWN_BY_ROWID, OWN_SELECT.length, [json])) {
+    const n = OWN_SELECT.length
+    for (const r of rowsViaJson(db, OWN_BY_ROWID, n + 1, [json])) {
       const id = String(r[0])
       const was = k.rows.get(id)
-      if (!was || !sameValues(was.own, r)) touched.add(id)
+      if (!was || !sameValues(was.own, r.slice(0, n)) || was.config !== r[n]) touched.add(id)
     }
     // A kept preview's message on a page written: read again, compared (its page holds other rows that did not change)
     const written = new Set(rowids)
@@ -184,11 +200,16 @@ function applyCommits(db: Database.Database, k: Kept, rowids: readonly number[],
           if (k.rows.get(id)?.routes !== routes) touched.add(id)
     }
   }
-  if (touched.size && !dropTouched(db, k, touched)) k.rows.clear()
+  if (touched.size) {
+    if (!dropTouched(db, k, touched)) k.rows.clear()
+  } else if (rowids.length) dropChained(k) // a continuation's root preview: its root's messages, which no rule names
 }
 
 /**
- * Drops the touched sessions' rows, their parents' (old and new: a reparented child) and every child's; false when it cannot tell whose (a session gone that was not kept: its parent is not known now).
+ * Drops the touched sessions' rows, their parents' (old and new: a reparented child) and every child's; false when it
+ * cannot tell whose (a session gone that was not kept: its parent is not known now). A touched session that was not
+ * kept may have left a parent nobody knows: every row a child makes what it is goes too — one showing delegate
+ * children, and one left out that a continuation may have superseded (a 'compression' end).
  */
 function dropTouched(db: Database.Database, k: Kept, touched: Set<string>): boolean {
   const parents = new Set<string>()
@@ -199,17 +220,31 @@ function dropTouched(db: Database.Database, k: Kept, touched: Set<string>): bool
     found.add(id)
     if (parent !== null) parents.add(parent)
   }
+  let unknownParent = false
   for (const id of touched) {
     const row = k.rows.get(id)
     if (row?.parent) parents.add(row.parent)
     else if (!row && !found.has(id)) return false
+    else if (!row) unknownParent = true
   }
   for (const id of touched) k.rows.delete(id)
   for (const id of parents) k.rows.delete(id)
-  // A child's row reads its parent's end and, a continuation's, its chain's rows up to the root's title: any change
-  // drops them (they are few on a first page: children are left out but branches and continuations' tips)
-  for (const [id, row] of k.rows) if (row.parent !== null) k.rows.delete(id)
+  if (unknownParent)
+    for (const [id, row] of k.rows)
+      if (row.summary ? row.summary.childCount > 0 : row.own[END_REASON] === 'compression') k.rows.delete(id)
+  dropChained(k)
   return true
+}
+
+const END_REASON = OWN_SELECT.indexOf('s.end_reason')
+
+/**
+ * A child's row reads its parent's end and, a continuation's, its chain's rows up to the root's title and the root's
+ * first user message (a root below the walk is not kept, so an edit of that message names nothing kept): any change
+ * drops them (they are few on a first page: children are left out but branches and continuations' tips).
+ */
+function dropChained(k: Kept): void {
+  for (const [id, row] of k.rows) if (row.parent !== null) k.rows.delete(id)
 }
 
 const sameValues = (a: readonly unknown[], b: readonly unknown[]) => {

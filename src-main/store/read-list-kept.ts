@@ -11,6 +11,7 @@ import { chainPathSql } from './sql'
 import { notePreviewSources } from './activity-index'
 import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, ownOf, pageRow, toSummary, walkStart, type PageValues } from './read-summary'
 import { rowsViaJson } from './json-rows'
+import { stmt } from './stmt-cache'
 import { activityMark } from './activity-index'
 import {
   countKept,
@@ -34,13 +35,29 @@ export interface PlainPlan {
 /** How many rows past a page the walk reads at once: a few left out (children, hidden) seldom need a second step. */
 const WALK_EXTRA = 20
 
-/** The first page's rows and the last one's key when there are more; null when nothing kept is current. */
-export function keptFirstPage(
-  db: Database.Database,
-  profile: string,
-  activity: string,
-  plan: PlainPlan
-): { items: SessionSummary[]; next: Walked | null } | null {
+type FirstPage = { items: SessionSummary[]; next: Walked | null } | null
+
+// A read of the file that begins the request's snapshot
+const PIN = 'SELECT 1 FROM main.sqlite_master LIMIT 1'
+
+/**
+ * The first page's rows and the last one's key when there are more; null when nothing kept is current. One read
+ * transaction from the check on: the kept rows are found current at the snapshot every row read for the page is read
+ * at, so a commit landing meanwhile is in neither (not kept rows from before it beside rows read after it).
+ */
+export function keptFirstPage(db: Database.Database, profile: string, activity: string, plan: PlainPlan): FirstPage {
+  if (!keptFor(db)?.tag) return null // nothing kept (a rollback-journal home: no snapshot to take there)
+  if (db.inTransaction) return firstPage(db, profile, activity, plan)
+  db.exec('BEGIN')
+  try {
+    stmt(db, PIN).get()
+    return firstPage(db, profile, activity, plan)
+  } finally {
+    db.exec('COMMIT')
+  }
+}
+
+function firstPage(db: Database.Database, profile: string, activity: string, plan: PlainPlan): FirstPage {
   const k = currentKept(db)
   if (!k) return null
   k.plan = { profile, activity, where: plan.where, args: plan.args, limit: plan.limit }
@@ -85,6 +102,7 @@ export function readAheadKept(db: Database.Database): void {
   try {
     const walk = firstWalk(db, k, k.plan.activity, k.plan.limit + 1 + WALK_EXTRA, true)
     countKept(k, 0, readMissing(db, k.plan, k.rows, walk))
+    trimKept(k.rows, new Set(walk.map((w) => w[0]))) // commits no page follows (a gateway's overnight) add rows too
     if (k.walk) k.walk.version = activityMark(db) ?? k.walk.version // its own index writes (previews found) are in it
     sealKept(db, k)
   } catch {
@@ -141,7 +159,8 @@ function readSql(activity: string, where: string[]): string {
   if (sql === undefined) {
     if (readSqls.size >= 16) readSqls.clear()
     const n = PAGE_SELECT.length
-    sql = `SELECT ${PAGE_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')}, s.cad_pass AS c${n}, s.cad_first AS c${n + 1}
+    sql = `SELECT ${PAGE_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')}, s.cad_pass AS c${n}, s.cad_first AS c${n + 1},
+      s.model_config AS c${n + 2}
     FROM (
       SELECT ${PAGE_COLS}, a.act AS cad_act, a.started AS cad_started, a.first_user AS cad_first,
         CASE WHEN s.parent_session_id IS NOT NULL THEN ${chainPathSql('s')} END AS cad_chain,
@@ -165,7 +184,7 @@ function readRows(
   ids: Walked[]
 ): void {
   const n = PAGE_SELECT.length
-  const read = rowsViaJson<[...PageValues, number, number | null]>(db, readSql(activity, plan.where), n + 2, [
+  const read = rowsViaJson<[...PageValues, number, number | null, unknown]>(db, readSql(activity, plan.where), n + 3, [
     ...plan.args,
     JSON.stringify(ids.map((w) => w[0]))
   ])
@@ -180,6 +199,7 @@ function readRows(
       started: walkStart(r) as number,
       summary: r[n] ? toSummary(db, profile, row, Number(row.last_activity_at), chain) : null,
       own: ownOf(r),
+      config: r[n + 2],
       parent: row.parent_session_id ?? null,
       previewId: row.title === null ? (previewFound ?? (r[n + 1] as number | null)) : null,
       preview: row.preview_raw,
@@ -189,5 +209,15 @@ function readRows(
   notePreviewSources(db, learned)
   for (const [id, act, started] of ids)
     if (!seen.has(id))
-      rows.set(id, { act, started, summary: null, own: [], parent: null, previewId: null, preview: null, routes: null })
+      rows.set(id, {
+        act,
+        started,
+        summary: null,
+        own: [],
+        config: null,
+        parent: null,
+        previewId: null,
+        preview: null,
+        routes: null
+      })
 }
