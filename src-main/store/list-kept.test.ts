@@ -12,6 +12,7 @@ import { sqliteOf } from './session-store'
 import { keptFor } from './list-kept'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { olderAndNewerV21Home } from './test-fixtures/homes'
+import { prng } from '../../test/helpers/raw-http'
 
 afterAll(cleanupTempDirs)
 
@@ -349,18 +350,6 @@ function pageDiff(err: unknown): string {
     if (JSON.stringify(a[i]) !== JSON.stringify(e[i]))
       out.push(`#${i} kept ${JSON.stringify(a[i])}\n#${i} file ${JSON.stringify(e[i])}`)
   return out.join('\n')
-}
-
-/** mulberry32: a small seeded PRNG, so a failing run is the same run again. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /**
