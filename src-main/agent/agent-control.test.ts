@@ -5,6 +5,7 @@ import { makeKit, recordingTool, until, type Kit } from './test-fixtures/kit'
 import type { AgentMemory } from './types'
 import { cutReplyText } from './stopped-text'
 import { NO_REPLY_TEXT } from './empty-reply'
+import { STOPPED_REPLY } from '@shared/contract/stopped-turn'
 
 /** What upstream hands on after a turn with no reply (scripts/golden/empty_reply_handoff.py). */
 const handoffGolden = JSON.parse(
@@ -77,6 +78,25 @@ describe('Agent: loop limits and control', () => {
       ['assistant', 'interrupted']
     ])
     expect(rows[4]!.content).toBe('So far: one tick')
+  })
+
+  it('a Stop during the summary call before any of it came: the prompt is answered with the stopped reply, so the next message is a turn of its own', async () => {
+    kit = await makeKit([
+      { toolCalls: [{ name: 'tick', arguments: {}, id: 't1' }] },
+      { text: '', stall: true },
+      { text: 'next answer' }
+    ])
+    kit.tools.register(recordingTool('tick').def)
+    const agent = kit.makeAgent({ maxIterations: 1 })
+    const turn = agent.runTurn('loop')
+    await until(() => kit!.server.requests.length === 2)
+    agent.interrupt()
+    expect((await turn).status).toBe('interrupted')
+    expect(kit.messages('S1').map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant'])
+    expect(kit.messages('S1').at(-1)!.content).toBe(STOPPED_REPLY)
+    expect(await agent.runTurn('what next?')).toMatchObject({ status: 'completed', finalText: 'next answer' })
+    const last = (kit.server.requests.at(-1)!.body as { messages: Array<{ role: string; content: unknown }> }).messages
+    expect(last.at(-1)).toMatchObject({ role: 'user', content: 'what next?' })
   })
 
   it('steer folds in at the boundary after the in-flight tool call completes', async () => {

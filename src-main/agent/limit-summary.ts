@@ -16,6 +16,7 @@ import type { LoopHost, LoopOutcome } from './turn-loop'
 import type { ChatRequest } from './providers/types'
 import type { TurnContext } from './turn-context'
 import { errorMessage } from '@shared/contract/errors'
+import { STOPPED_REPLY } from '@shared/contract/stopped-turn'
 
 /** The user row that asks for the summary (ours; "[System:" keeps it out of transcripts, as our other prompts). */
 const LIMIT_SUMMARY_PROMPT =
@@ -49,9 +50,15 @@ export async function summarizeAtLimit(
     await host.save({ role: 'assistant', content: text }, ctx)
     return { exitReason: 'max_iterations', finalText: text }
   }
+  // A Stop before any of the answer was kept: the prompt must not stay the conversation's last row (the next message
+  // would be read as part of it, tools forbidden), so it gets the stopped reply, as a Stop after a tool result does.
+  const stop = async (shown: string, answered: boolean): Promise<LoopOutcome> => {
+    if (!answered) await host.save({ role: 'assistant', content: STOPPED_REPLY }, ctx)
+    return stopped(shown)
+  }
   // Twice at most: an empty answer is asked for once more, as upstream asks.
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (ctx.signal.aborted) return stopped('')
+    if (ctx.signal.aborted) return stop('', false)
     let text: string
     let thinkingOnly = false
     try {
@@ -77,7 +84,7 @@ export async function summarizeAtLimit(
         const { shown, kept } =
           err instanceof PartialCallError ? cutReplyText(err.partialText) : { shown: '', kept: '' }
         if (kept) await host.save({ role: 'assistant', content: kept }, ctx, { finishReason: 'interrupted' })
-        return stopped(shown)
+        return stop(shown, Boolean(kept))
       }
       const why = err instanceof PartialCallError ? err.cause.message : errorMessage(err)
       host.log?.warn('agent', `session ${host.sessionId}: the iteration-limit summary failed: ${why}`)
