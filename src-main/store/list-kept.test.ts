@@ -239,6 +239,29 @@ describe('the default first page from kept rows', () => {
     ).toEqual([`Renamed ${a}`, `Renamed ${b}`])
   })
 
+  it("a commit landing between the list index's check and the page's snapshot is read from the file, not kept rows", async () => {
+    page()
+    await watcher.flush()
+    const before = watcher.listRows.pages
+    page()
+    expect(watcher.listRows.pages).toBe(before + 1)
+    const db = sqliteOf(store)
+    const exec = db.exec.bind(db)
+    // the page's read transaction begins (read-list-kept.ts) just after another process renamed the top session
+    db.exec = (sql: string) => {
+      if (sql === 'BEGIN') {
+        db.exec = exec
+        other.prepare("UPDATE sessions SET title = 'New title' WHERE id = 's9'").run()
+      }
+      return exec(sql)
+    }
+    const got = page()
+    db.exec = exec
+    expect(got.items.find((s) => s.id === 's9')?.title).toBe('New title')
+    expect(got).toEqual(fromFile())
+    expect(watcher.listRows.pages).toBe(before + 1)
+  })
+
   it('kept rows stay bounded while the watcher reads ahead for commits no page follows', async () => {
     store.listSessions({ limit: 100 }) // the plan the watcher reads ahead for: the first 121 rows walked
     const add = other.prepare('INSERT INTO sessions (id, source, started_at) VALUES (?, ?, ?)')

@@ -39,6 +39,7 @@ type FirstPage = { items: SessionSummary[]; next: Walked | null } | null
 
 // A read of the file that begins the request's snapshot
 const PIN = 'SELECT 1 FROM main.sqlite_master LIMIT 1'
+const DATA_VERSION = 'PRAGMA main.data_version'
 
 /**
  * The first page's rows and the last one's key when there are more; null when nothing kept is current. One read
@@ -51,6 +52,9 @@ export function keptFirstPage(db: Database.Database, profile: string, activity: 
   db.exec('BEGIN')
   try {
     stmt(db, PIN).get()
+    // a commit between the list index's check (refreshActivity, just before) and this snapshot: the index's mark
+    // would still vouch for rows the commit may have changed — the file answers
+    if (stmt<number>(db, DATA_VERSION).pluck().get() !== activityMark(db)?.[0]) return null
     return firstPage(db, profile, activity, plan)
   } finally {
     db.exec('COMMIT')
