@@ -262,6 +262,32 @@ describe('the default first page from kept rows', () => {
     expect(watcher.listRows.pages).toBe(before + 1)
   })
 
+  it("a first page of continuations' tips, which every commit leaves stale: past a few commits the watcher stops reading them ahead and the file answers", async () => {
+    const now = Math.floor(Date.now() / 1000)
+    other.transaction(() => {
+      const add = other.prepare(
+        'INSERT INTO sessions (id, source, parent_session_id, started_at, ended_at, end_reason) VALUES (?, ?, ?, ?, ?, ?)'
+      )
+      for (let i = 0; i < 20; i++) {
+        add.run(`root${i}`, 'cli', null, now + 10 * i, now + 10 * i + 1, 'compression')
+        add.run(`tip${i}`, 'cli', `root${i}`, now + 10 * i + 2, null, null)
+      }
+    })()
+    await watcher.flush()
+    const top = () => store.listSessions({ limit: 20 })
+    top()
+    const reads: number[] = []
+    for (let i = 0; i < 8; i++) {
+      const before = watcher.listRows
+      appendForeign('tip19', now + 1000 + i)
+      await watcher.flush()
+      expect(top()).toEqual(store.listSessions({ limit: 20, from: -1e15 }))
+      reads.push(watcher.listRows.read - before.read)
+    }
+    expect(reads.slice(0, 3).every((n) => n > 0)).toBe(true) // read ahead while it may still pay
+    expect(reads.slice(4)).toEqual([0, 0, 0, 0]) // then the file answers
+  })
+
   it('kept rows stay bounded while the watcher reads ahead for commits no page follows', async () => {
     store.listSessions({ limit: 100 }) // the plan the watcher reads ahead for: the first 121 rows walked
     const add = other.prepare('INSERT INTO sessions (id, source, started_at) VALUES (?, ?, ?)')

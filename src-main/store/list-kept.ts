@@ -6,10 +6,11 @@
  * each time, where the sessions a commit touched are one or two.
  *
  * What makes a kept row current, and how (the watcher, watcher.ts diff, on every commit it sees, any writer's):
- * - Its session's own row written again: the WAL's new frames name every row they wrote (wal-pages.ts); those
- *   sessions' columns are read again and compared with what is kept. New messages name their sessions (the watcher's
- *   own scan), as do the visible columns it compares and usage routes written; a kept first user message written
- *   again names its session.
+ * - Its session's own row changed: the watcher's diff of every column a list row reads (watcher-prints.ts, over the
+ *   rows the WAL's new frames wrote: wal-pages.ts) names it, as its scan of new messages names their sessions. Usage
+ *   routes written name theirs (their sums compared); a kept first user message written again names its session
+ *   (its text compared). Comparing only what changed matters: a page of the file is written whole, and rowids of
+ *   every table come together, so the rows a commit's frames hold are mostly not the ones it changed.
  * - Its facts from other rows: a touched session's parent (the delegate-child count, whether a continuation hides
  *   it) goes with it; so does every row with a parent (its parent's end; a continuation's chain up to its root's
  *   title) on any change at all.
@@ -23,7 +24,6 @@
 import type Database from 'better-sqlite3'
 import type { SessionSummary } from '@shared/contract'
 import type { WalMark } from './wal-pages'
-import { rowsViaJson } from './json-rows'
 import { stmt } from './stmt-cache'
 import { activityEpoch, activityMark } from './activity-index'
 import { OWN_SELECT, PREVIEWS_BY_ID, ROUTES_BY_ID } from './read-summary'
@@ -37,8 +37,6 @@ export interface KeptRow {
   summary: SessionSummary | null
   /** Its own row's values as OWN_SELECT reads them. */
   own: unknown[]
-  /** Its model_config as read: a parentless row's fork markers decide whether the list shows it (sql.ts listableSql) */
-  config: unknown
   parent: string | null
   /** Its first user message (the preview), where known, and its first 600 characters as read. */
   previewId: number | null
@@ -73,6 +71,8 @@ export interface Kept {
   /** Pages these rows answered, and sessions read from the file for them (SessionWatcher.listRows) */
   pages: number
   read: number
+  /** Walks in a row that found most of their rows stale (read-list-kept.ts worthReading) */
+  staleRun: number
   /** The first walk from the top at `version` (`size` rows asked) */
   walk: { version: readonly [number, number]; size: number; rows: Walked[] } | null
 }
@@ -110,7 +110,8 @@ export function keepListRows(db: Database.Database, markOf: () => WalMark | null
     plan: null,
     walk: null,
     pages: 0,
-    read: 0
+    read: 0,
+    staleRun: 0
   })
 }
 
@@ -120,12 +121,6 @@ export function releaseListRows(db: Database.Database): void {
   kept.delete(db)
 }
 
-// Unqualified `sessions`: the store's connection may read an older home through its shim (read-shim.ts), whose
-// view has no rowid, so rows are found by rowid in the table and read by id through whatever the connection reads.
-const OWN_BY_ROWID = `SELECT ${OWN_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')}, s.model_config AS c${OWN_SELECT.length}
-  FROM sessions s
-  WHERE s.id IN (SELECT id FROM main.sessions WHERE rowid IN
-    (SELECT value FROM json_each(?) WHERE value <= (SELECT MAX(rowid) FROM main.sessions)))`
 const HAS_USAGE = `SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'session_model_usage'`
 const USAGE_BY_ROWID = `SELECT DISTINCT session_id FROM main.session_model_usage
   WHERE rowid IN (SELECT value FROM json_each(?))`
@@ -172,12 +167,6 @@ export function keptRowsCommitted(
 function applyCommits(db: Database.Database, k: Kept, rowids: readonly number[], touched: Set<string>): void {
   if (rowids.length) {
     const json = JSON.stringify(rowids)
-    const n = OWN_SELECT.length
-    for (const r of rowsViaJson(db, OWN_BY_ROWID, n + 1, [json])) {
-      const id = String(r[0])
-      const was = k.rows.get(id)
-      if (!was || !sameValues(was.own, r.slice(0, n)) || was.config !== r[n]) touched.add(id)
-    }
     // A kept preview's message on a page written: read again, compared (its page holds other rows that did not change)
     const written = new Set(rowids)
     const previews = new Map<number, string>()
@@ -245,12 +234,6 @@ const END_REASON = OWN_SELECT.indexOf('s.end_reason')
  */
 function dropChained(k: Kept): void {
   for (const [id, row] of k.rows) if (row.parent !== null) k.rows.delete(id)
-}
-
-const sameValues = (a: readonly unknown[], b: readonly unknown[]) => {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
 }
 
 /**

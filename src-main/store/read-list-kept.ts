@@ -75,6 +75,8 @@ function firstPage(db: Database.Database, profile: string, activity: string, pla
   let read = 0
   for (;;) {
     const walk: Walked[] = after ? walkFrom(db, activity, after, batch) : firstWalk(db, k, activity, batch)
+    // kept rows not worth reading again (below): the file answers, unless this walk finds them current
+    if (!after && k.staleRun > STALE_RUN && tooStale(staleIn(k, walk), walk)) return null
     read += readMissing(db, k.plan, rows, walk)
     for (const w of walk) {
       walked.add(w[0])
@@ -105,7 +107,7 @@ export function readAheadKept(db: Database.Database): void {
   if (!k?.plan || !k.tag) return
   try {
     const walk = firstWalk(db, k, k.plan.activity, k.plan.limit + 1 + WALK_EXTRA, true)
-    countKept(k, 0, readMissing(db, k.plan, k.rows, walk))
+    if (worthReading(k, walk)) countKept(k, 0, readMissing(db, k.plan, k.rows, walk))
     trimKept(k.rows, new Set(walk.map((w) => w[0]))) // commits no page follows (a gateway's overnight) add rows too
     if (k.walk) k.walk.version = activityMark(db) ?? k.walk.version // its own index writes (previews found) are in it
     sealKept(db, k)
@@ -123,6 +125,37 @@ function firstWalk(db: Database.Database, k: Kept, activity: string, n: number, 
   const rows = walkFrom(db, activity, null, n)
   k.walk = version ? { version, size: n, rows } : null
   return rows
+}
+
+/**
+ * Kept rows pay only where a commit leaves most of a page kept. Where it leaves a quarter of the first walk or more
+ * stale, commit after commit (a first page of continuations' tips, whose chains any change drops), reading them again
+ * costs more than the page's statement: past STALE_RUN such commits the watcher reads nothing ahead and a page that
+ * finds its walk that stale is answered by the file — the walk is all the kept rows add — and every RETRY_EVERY-th
+ * commit reads ahead again. Judged on the watcher's read-ahead only (a page right after it finds what it read).
+ */
+const STALE_RUN = 3
+const RETRY_EVERY = 16
+function worthReading(k: Kept, walk: Walked[]): boolean {
+  if (!tooStale(staleIn(k, walk), walk)) {
+    k.staleRun = 0
+    return true
+  }
+  k.staleRun++
+  return k.staleRun <= STALE_RUN || k.staleRun % RETRY_EVERY === 0
+}
+
+/** A quarter of the walk or more, and more than a few rows (reading a few again is always cheap). */
+const tooStale = (stale: number, walk: Walked[]) => stale >= 16 && stale * 4 > walk.length
+
+/** How many of the walked sessions have nothing current kept. */
+function staleIn(k: Kept, walk: Walked[]): number {
+  let stale = 0
+  for (const w of walk) {
+    const r = k.rows.get(w[0])
+    if (!r || r.act !== w[1] || r.started !== w[2]) stale++
+  }
+  return stale
 }
 
 /** Reads the walked sessions with nothing current kept; returns how many. */
@@ -163,8 +196,7 @@ function readSql(activity: string, where: string[]): string {
   if (sql === undefined) {
     if (readSqls.size >= 16) readSqls.clear()
     const n = PAGE_SELECT.length
-    sql = `SELECT ${PAGE_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')}, s.cad_pass AS c${n}, s.cad_first AS c${n + 1},
-      s.model_config AS c${n + 2}
+    sql = `SELECT ${PAGE_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')}, s.cad_pass AS c${n}, s.cad_first AS c${n + 1}
     FROM (
       SELECT ${PAGE_COLS}, a.act AS cad_act, a.started AS cad_started, a.first_user AS cad_first,
         CASE WHEN s.parent_session_id IS NOT NULL THEN ${chainPathSql('s')} END AS cad_chain,
@@ -188,7 +220,7 @@ function readRows(
   ids: Walked[]
 ): void {
   const n = PAGE_SELECT.length
-  const read = rowsViaJson<[...PageValues, number, number | null, unknown]>(db, readSql(activity, plan.where), n + 3, [
+  const read = rowsViaJson<[...PageValues, number, number | null]>(db, readSql(activity, plan.where), n + 2, [
     ...plan.args,
     JSON.stringify(ids.map((w) => w[0]))
   ])
@@ -203,7 +235,6 @@ function readRows(
       started: walkStart(r) as number,
       summary: r[n] ? toSummary(db, profile, row, Number(row.last_activity_at), chain) : null,
       own: ownOf(r),
-      config: r[n + 2],
       parent: row.parent_session_id ?? null,
       previewId: row.title === null ? (previewFound ?? (r[n + 1] as number | null)) : null,
       preview: row.preview_raw,
@@ -218,7 +249,6 @@ function readRows(
         started,
         summary: null,
         own: [],
-        config: null,
         parent: null,
         previewId: null,
         preview: null,

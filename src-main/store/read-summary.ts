@@ -175,8 +175,7 @@ const at = Object.fromEntries(
 
 /**
  * What a page row read from the session's own row: its columns (PAGE_OWN) and `model_config` where a parent makes it
- * matter — as OWN_SELECT reads them over `sessions s`, so a row read again can be compared with a kept one
- * (list-kept.ts).
+ * matter — as OWN_SELECT reads them over `sessions s` (list-kept.ts keeps them with a row).
  */
 export const OWN_SELECT = [...PAGE_OWN.map((c) => `s.${c}`), PAGE_FACTS.find(([n]) => n === 'modelConfig')![1]]
 export const ownOf = (r: readonly [...PageValues, ...unknown[]]): unknown[] => [

@@ -11,8 +11,18 @@ import type Database from 'better-sqlite3'
 import type { pragmaTableInfo, sessions } from './schema'
 import type { ColumnsOf } from './stmt-cache'
 
-// Columns a session list/detail shows; a change anywhere else is invisible and must not emit.
+// Columns a session list/detail shows (or reads to show a row: its kind from the parent and model_config's markers);
+// a change anywhere else is invisible and must not emit. The list's kept rows (list-kept.ts) are dropped by this diff.
 export const VISIBLE_COLUMNS = [
+  'source',
+  'model',
+  'parent_session_id',
+  'model_config',
+  'started_at',
+  'api_call_count',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
   'message_count',
   'tool_call_count',
   'ended_at',
