@@ -762,7 +762,10 @@ async function fuzzList(seed: number, steps: number): Promise<void> {
     const before = stats().pages
     try {
       const got = store.listSessions({ limit })
-      if (flushed) expect(stats().pages, 'kept rows answered').toBe(before + 1)
+      // the kept rows answer once the watcher has seen the commits — unless commits keep leaving most of them stale
+      // (read-list-kept.ts worthReading: the file answers then)
+      if (flushed && keptFor(sqliteOf(store))!.staleRun <= 3)
+        expect(stats().pages, 'kept rows answered').toBe(before + 1)
       expect(got).toEqual(store.listSessions({ limit, from: -1e15 }))
     } catch (err) {
       fail(err)
