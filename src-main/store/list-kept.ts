@@ -26,7 +26,7 @@ import type { SessionSummary } from '@shared/contract'
 import type { WalMark } from './wal-pages'
 import { stmt } from './stmt-cache'
 import { activityEpoch, activityMark } from './activity-index'
-import { OWN_SELECT, PREVIEWS_BY_ID, ROUTES_BY_ID } from './read-summary'
+import { PREVIEWS_BY_ID, ROUTES_BY_ID } from './read-summary'
 
 /** What a page showed for one session, and what it was read from. */
 export interface KeptRow {
@@ -35,8 +35,8 @@ export interface KeptRow {
   started: number
   /** Null: the default list leaves the session out (a child, hidden, archived, superseded…). */
   summary: SessionSummary | null
-  /** Its own row's values as OWN_SELECT reads them. */
-  own: unknown[]
+  /** Its row ended 'compression' (a continuation may supersede it) */
+  compressed: boolean
   parent: string | null
   /** Its first user message (the preview), where known, and its first 600 characters as read. */
   previewId: number | null
@@ -88,6 +88,10 @@ export function countKept(k: Kept, pages: number, read: number): void {
 const MAX_KEPT = 2000
 
 const sameMark = (a: WalMark, b: WalMark) => a.frames === b.frames && a.commits === b.commits && a.salts.equals(b.salts)
+
+/** Two of the list index's marks (activity-index.ts activityMark) are the same. */
+export const sameIndexMark = (a: readonly [number, number], b: readonly [number, number]) =>
+  a[0] === b[0] && a[1] === b[1]
 
 /** `m` is `from`, `to`, or a mark between them in the same WAL generation. */
 const within = (m: WalMark, from: WalMark, to: WalMark) =>
@@ -219,13 +223,10 @@ function dropTouched(db: Database.Database, k: Kept, touched: Set<string>): bool
   for (const id of touched) k.rows.delete(id)
   for (const id of parents) k.rows.delete(id)
   if (unknownParent)
-    for (const [id, row] of k.rows)
-      if (row.summary ? row.summary.childCount > 0 : row.own[END_REASON] === 'compression') k.rows.delete(id)
+    for (const [id, row] of k.rows) if (row.summary ? row.summary.childCount > 0 : row.compressed) k.rows.delete(id)
   dropChained(k)
   return true
 }
-
-const END_REASON = OWN_SELECT.indexOf('s.end_reason')
 
 /**
  * A child's row reads its parent's end and, a continuation's, its chain's rows up to the root's title and the root's
@@ -247,7 +248,7 @@ export function currentKept(db: Database.Database): Kept | null {
   if (!k || !k.tag) return null
   const version = activityMark(db)
   if (!version) return null
-  if (!k.version || k.version[0] !== version[0] || k.version[1] !== version[1]) {
+  if (!k.version || !sameIndexMark(k.version, version)) {
     const now = k.markOf()
     if (!now || !sameMark(now, k.tag)) return null
     k.version = version

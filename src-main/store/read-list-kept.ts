@@ -8,15 +8,15 @@
 import type Database from 'better-sqlite3'
 import type { SessionSummary } from '@shared/contract'
 import { chainPathSql } from './sql'
-import { notePreviewSources } from './activity-index'
-import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, ownOf, pageRow, toSummary, walkStart, type PageValues } from './read-summary'
+import { activityMark, notePreviewSources } from './activity-index'
+import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, pageRow, toSummary, walkStart, type PageValues } from './read-summary'
 import { rowsViaJson } from './json-rows'
 import { stmt } from './stmt-cache'
-import { activityMark } from './activity-index'
 import {
   countKept,
   currentKept,
   keptFor,
+  sameIndexMark,
   sealKept,
   trimKept,
   type Kept,
@@ -76,7 +76,7 @@ function firstPage(db: Database.Database, profile: string, activity: string, pla
   for (;;) {
     const walk: Walked[] = after ? walkFrom(db, activity, after, batch) : firstWalk(db, k, activity, batch)
     // kept rows not worth reading again (below): the file answers, unless this walk finds them current
-    if (!after && k.staleRun > STALE_RUN && tooStale(staleIn(k, walk), walk)) return null
+    if (!after && k.staleRun > STALE_RUN && tooStale(staleIn(rows, walk).length, walk)) return null
     read += readMissing(db, k.plan, rows, walk)
     for (const w of walk) {
       walked.add(w[0])
@@ -120,8 +120,7 @@ export function readAheadKept(db: Database.Database): void {
 function firstWalk(db: Database.Database, k: Kept, activity: string, n: number, fresh = false): Walked[] {
   const version = activityMark(db)
   const w = k.walk
-  if (!fresh && w && version && w.size === n && w.version[0] === version[0] && w.version[1] === version[1])
-    return w.rows
+  if (!fresh && w && version && w.size === n && sameIndexMark(w.version, version)) return w.rows
   const rows = walkFrom(db, activity, null, n)
   k.walk = version ? { version, size: n, rows } : null
   return rows
@@ -137,7 +136,7 @@ function firstWalk(db: Database.Database, k: Kept, activity: string, n: number, 
 const STALE_RUN = 3
 const RETRY_EVERY = 16
 function worthReading(k: Kept, walk: Walked[]): boolean {
-  if (!tooStale(staleIn(k, walk), walk)) {
+  if (!tooStale(staleIn(k.rows, walk).length, walk)) {
     k.staleRun = 0
     return true
   }
@@ -148,24 +147,18 @@ function worthReading(k: Kept, walk: Walked[]): boolean {
 /** A quarter of the walk or more, and more than a few rows (reading a few again is always cheap). */
 const tooStale = (stale: number, walk: Walked[]) => stale >= 16 && stale * 4 > walk.length
 
-/** How many of the walked sessions have nothing current kept. */
-function staleIn(k: Kept, walk: Walked[]): number {
-  let stale = 0
-  for (const w of walk) {
-    const r = k.rows.get(w[0])
-    if (!r || r.act !== w[1] || r.started !== w[2]) stale++
-  }
-  return stale
+/** The walked sessions with nothing current kept: none, or kept for another place in the walk. */
+function staleIn(rows: Map<string, KeptRow>, walk: Walked[]): Walked[] {
+  return walk.filter((w) => {
+    const r = rows.get(w[0])
+    return !r || r.act !== w[1] || r.started !== w[2]
+  })
 }
 
 /** Reads the walked sessions with nothing current kept; returns how many. */
 function readMissing(db: Database.Database, plan: KeptPlan, rows: Map<string, KeptRow>, walk: Walked[]): number {
-  const missing: Walked[] = []
-  for (const w of walk) {
-    const r = rows.get(w[0])
-    if (!r || r.act !== w[1] || r.started !== w[2]) missing.push(w)
-  }
-  if (missing.length) readRows(db, plan.profile, plan.activity, plan, rows, missing)
+  const missing = staleIn(rows, walk)
+  if (missing.length) readRows(db, plan, rows, missing)
   return missing.length
 }
 
@@ -211,14 +204,8 @@ function readSql(activity: string, where: string[]): string {
 }
 
 /** Reads the sessions walked (`ids`) from the file into `rows`; one not there any more is kept as left out. */
-function readRows(
-  db: Database.Database,
-  profile: string,
-  activity: string,
-  plan: Pick<KeptPlan, 'where' | 'args'>,
-  rows: Map<string, KeptRow>,
-  ids: Walked[]
-): void {
+function readRows(db: Database.Database, plan: KeptPlan, rows: Map<string, KeptRow>, ids: Walked[]): void {
+  const { profile, activity } = plan
   const n = PAGE_SELECT.length
   const read = rowsViaJson<[...PageValues, number, number | null]>(db, readSql(activity, plan.where), n + 2, [
     ...plan.args,
@@ -234,7 +221,7 @@ function readRows(
       act: r[PAGE_ACT] as number,
       started: walkStart(r) as number,
       summary: r[n] ? toSummary(db, profile, row, Number(row.last_activity_at), chain) : null,
-      own: ownOf(r),
+      compressed: row.end_reason === 'compression',
       parent: row.parent_session_id ?? null,
       previewId: row.title === null ? (previewFound ?? (r[n + 1] as number | null)) : null,
       preview: row.preview_raw,
@@ -248,7 +235,7 @@ function readRows(
         act,
         started,
         summary: null,
-        own: [],
+        compressed: false,
         parent: null,
         previewId: null,
         preview: null,

@@ -174,15 +174,6 @@ const at = Object.fromEntries(
 ) as IndexOf<[...typeof PAGE_OWN, ...Facts]>
 
 /**
- * What a page row read from the session's own row: its columns (PAGE_OWN) and `model_config` where a parent makes it
- * matter — as OWN_SELECT reads them over `sessions s` (list-kept.ts keeps them with a row).
- */
-export const OWN_SELECT = [...PAGE_OWN.map((c) => `s.${c}`), PAGE_FACTS.find(([n]) => n === 'modelConfig')![1]]
-export const ownOf = (r: readonly [...PageValues, ...unknown[]]): unknown[] => [
-  ...r.slice(0, PAGE_OWN.length),
-  r[at.modelConfig]
-]
-/**
  * The messages named (a JSON array of ids) as a preview reads them: id, session and, where the message could be one,
  * its first 600 characters (list-kept.ts compares them with a kept row's preview).
  */
