@@ -7,9 +7,8 @@
  */
 import type Database from 'better-sqlite3'
 import type { SessionSummary } from '@shared/contract'
-import { chainPathSql } from './sql'
 import { activityMark, notePreviewSources } from './activity-index'
-import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, pageRow, toSummary, walkStart, type PageValues } from './read-summary'
+import { PAGE_ACT, PAGE_SELECT, pageRow, pageStatement, toSummary, walkStart, type PageValues } from './read-summary'
 import { rowsViaJson } from './json-rows'
 import { stmt } from './stmt-cache'
 import {
@@ -189,15 +188,10 @@ function readSql(activity: string, where: string[]): string {
   if (sql === undefined) {
     if (readSqls.size >= 16) readSqls.clear()
     const n = PAGE_SELECT.length
-    sql = `SELECT ${PAGE_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')}, s.cad_pass AS c${n}, s.cad_first AS c${n + 1}
-    FROM (
-      SELECT ${PAGE_COLS}, a.act AS cad_act, a.started AS cad_started, a.first_user AS cad_first,
-        CASE WHEN s.parent_session_id IS NOT NULL THEN ${chainPathSql('s')} END AS cad_chain,
-        CASE WHEN ${cond} THEN 1 ELSE 0 END AS cad_pass
-      FROM ${activity} a CROSS JOIN sessions s ON s.id = a.id
-      WHERE a.id IN (SELECT value FROM json_each(?))) s
-    LEFT JOIN sessions par ON par.id = s.parent_session_id
-    LEFT JOIN sessions rt ON rt.id = substr(s.cad_chain, instr(s.cad_chain, ' ') + 1)`
+    sql = pageStatement(activity, 'WHERE a.id IN (SELECT value FROM json_each(?))', {
+      inner: `, CASE WHEN ${cond} THEN 1 ELSE 0 END AS cad_pass`,
+      outer: `, s.cad_pass AS c${n}, s.cad_first AS c${n + 1}`
+    })
     readSqls.set(key, sql)
   }
   return sql

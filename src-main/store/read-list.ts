@@ -11,7 +11,16 @@ import type Database from 'better-sqlite3'
 import type { SessionPage, SessionSummary } from '@shared/contract'
 import { chainPathSql, supersededSql } from './sql'
 import { notePreviewSources, refreshActivity } from './activity-index'
-import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, pageRow, toSummary, walkStart, type PageValues } from './read-summary'
+import {
+  PAGE_ACT,
+  PAGE_COLS,
+  PAGE_SELECT,
+  pageRow,
+  pageStatement,
+  toSummary,
+  walkStart,
+  type PageValues
+} from './read-summary'
 import { rowsViaJson } from './json-rows'
 import { stmt } from './stmt-cache'
 import { invalid } from './errors'
@@ -403,13 +412,7 @@ function pageSql(activity: string, parts: string[], limit: number): string {
   if (sql === undefined) {
     if (pageSqls.size >= 64) pageSqls.clear() // filter combinations (IN-list lengths) could otherwise grow it
     const where = parts.join(' AND ')
-    sql = `SELECT ${PAGE_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')} FROM (
-      SELECT ${PAGE_COLS}, a.act AS cad_act, a.started AS cad_started, a.first_user AS cad_first,
-        CASE WHEN s.parent_session_id IS NOT NULL THEN ${chainPathSql('s')} END AS cad_chain
-      FROM ${activity} a CROSS JOIN sessions s ON s.id = a.id
-      WHERE ${where} ORDER BY a.act DESC, a.started DESC, a.id DESC LIMIT ${limit + 1}) s
-    LEFT JOIN sessions par ON par.id = s.parent_session_id
-    LEFT JOIN sessions rt ON rt.id = substr(s.cad_chain, instr(s.cad_chain, ' ') + 1)`
+    sql = pageStatement(activity, `WHERE ${where} ORDER BY a.act DESC, a.started DESC, a.id DESC LIMIT ${limit + 1}`)
     pageSqls.set(key, sql)
   }
   return sql

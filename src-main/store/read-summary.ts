@@ -6,7 +6,7 @@ import type { Money, SessionRef, SessionSummary } from '@shared/contract'
 import { usdToMicros } from '@shared/contract/money'
 import { kindOf, pathFromRoot, type LineageRow } from './lineage'
 import { moneyOf } from './usage'
-import { CHAIN_STEPS, CHILDREN, isDelegateSql } from './sql'
+import { CHAIN_STEPS, CHILDREN, chainPathSql, isDelegateSql } from './sql'
 import { num, numOrNull } from './util'
 import { CONTENT_MARKER, decodeContent, displayContent } from './content-codec'
 
@@ -181,6 +181,22 @@ export const PREVIEWS_BY_ID = `SELECT m.id, m.session_id, CASE WHEN ${PREVIEWABL
   FROM messages m WHERE m.id IN (SELECT value FROM json_each(?))`
 /** The sessions named (a JSON array of ids) and their usage routes summed as a page row reads them (ROUTES_SQL). */
 export const ROUTES_BY_ID = `SELECT s.id, ${ROUTES_SQL} FROM sessions s WHERE s.id IN (SELECT value FROM json_each(?))`
+
+/**
+ * A list page's statement: the walk of the list index `activity` (as `a`) joined to its sessions `s`, narrowed and
+ * ordered by `tail` (its WHERE …, ORDER BY …, LIMIT …), with each row's columns and chain walk (`cad_chain`, sql.ts
+ * chainPathSql) — then PAGE_SELECT's values over it, the parent `par` and the chain's root `rt` joined after the walk,
+ * for the walk's rows only. `inner`/`outer`: more columns inside the walk and after PAGE_SELECT's (read-list-kept.ts).
+ */
+export function pageStatement(activity: string, tail: string, more: { inner?: string; outer?: string } = {}): string {
+  return `SELECT ${PAGE_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')}${more.outer ?? ''} FROM (
+      SELECT ${PAGE_COLS}, a.act AS cad_act, a.started AS cad_started, a.first_user AS cad_first,
+        CASE WHEN s.parent_session_id IS NOT NULL THEN ${chainPathSql('s')} END AS cad_chain${more.inner ?? ''}
+      FROM ${activity} a CROSS JOIN sessions s ON s.id = a.id
+      ${tail}) s
+    LEFT JOIN sessions par ON par.id = s.parent_session_id
+    LEFT JOIN sessions rt ON rt.id = substr(s.cad_chain, instr(s.cad_chain, ' ') + 1)`
+}
 
 /** Where a page row's activity (`cad_act`) is. */
 export const PAGE_ACT = at.act
