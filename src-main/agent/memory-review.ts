@@ -13,7 +13,6 @@ import { assistantMessage } from './messages'
 import type { AgentMessage } from './providers/types'
 import { chatRequest } from './chat-request'
 import type { Agent } from './agent'
-import type { AgentStore } from './types'
 import type { TurnContext } from './turn-context'
 import { errorMessage } from '@shared/contract/errors'
 
@@ -78,8 +77,6 @@ export async function runMemoryReview(agent: Agent, snapshot: AgentMessage[], si
     compressionDisabled: true,
     lastUsage: null
   }
-  // No rows and no usage on the session: upstream's review agent has no session store at all.
-  const store = { recordUsage: () => undefined } as unknown as AgentStore
   const system = agent.systemPromptText()
   const messages: AgentMessage[] = [...snapshot, { role: 'user', content: MEMORY_REVIEW_PROMPT }]
   try {
@@ -89,10 +86,12 @@ export async function runMemoryReview(agent: Agent, snapshot: AgentMessage[], si
         {
           client: agent.getClient(),
           runtime: agent.runtime,
-          store,
+          store: agent.store,
           sessionId: agent.sessionId,
           touch: () => undefined,
-          stream: false
+          stream: false,
+          // no rows and no usage on the session: upstream's review agent has no session store at all
+          counted: false
         },
         req,
         ctx
