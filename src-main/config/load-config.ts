@@ -4,12 +4,12 @@
  * per-turn signature check costs one `stat`, not a YAML parse.
  */
 import { readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import type { ConfigProblem } from '@shared/contract'
 import { errorMessage } from '@shared/contract/errors'
 import { carryFloatMarks } from '@shared/contract/py-text'
 import { statIfExists } from '../files'
-import { envPath, readEnvFile } from '../secrets'
+import { envPath, profileEnv, readEnvFile } from '../secrets'
 import { parsePyYaml, unwrapWholeFloats } from './py-yaml'
 import { envRefNames, expandEnvRefs, normaliseLegacyKeys } from './upstream-rewrites'
 
@@ -90,12 +90,9 @@ export function loadConfig(home: string): LoadedConfig {
   }
   if (entry.refs.length === 0) return entry.parsed
   const dotenv = readEnvFile(envPath(home))
-  // Upstream runs a profile with HERMES_HOME set to that profile's folder (`hermes -p NAME`, its service units), so
   // `${HERMES_HOME}` in a profile's file is the folder the file is in, whatever this process's own HERMES_HOME says
   // (another profile, the root, or empty): a store path built from it must never land in another profile's home.
-  const ownHome = resolve(home)
-  const lookup = (name: string): string | undefined =>
-    name === 'HERMES_HOME' ? ownHome : Object.hasOwn(dotenv, name) ? dotenv[name] : process.env[name]
+  const lookup = profileEnv(home, dotenv)
   const env = entry.refs.map(lookup)
   const cached = entry.expanded
   if (cached && cached.env.every((v, i) => v === env[i])) return cached.loaded

@@ -15,7 +15,7 @@ import { isAbsolute, join, resolve, sep } from 'node:path'
 import { parse } from 'yaml'
 import { isPlainObject, loadConfig, readSection } from '../config'
 import { homeKey } from '../scope'
-import { envPath, readEnvFile } from '../secrets'
+import { profileEnv } from '../secrets'
 
 const SUPPORT = new Set(['references', 'templates', 'assets', 'scripts'])
 /** Folders no skill lives in: hidden ones (version control, caches, archives) and installed dependencies. */
@@ -115,10 +115,7 @@ function externalSkillDirs(home: string): string[] {
   const raw = readSection(loadConfig(home).raw, 'skills').external_dirs
   const entries: unknown[] = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw : []
   if (!entries.length) return []
-  const dotenv = readEnvFile(envPath(home))
-  const own = resolve(home)
-  const lookup = (name: string) =>
-    name === 'HERMES_HOME' ? own : Object.hasOwn(dotenv, name) ? dotenv[name] : process.env[name]
+  const lookup = profileEnv(home)
   const local = homeKey(join(home, 'skills'))
   const out: string[] = []
   for (const entry of entries) {
@@ -128,7 +125,7 @@ function externalSkillDirs(home: string): string[] {
     const expanded = text
       .replace(/\$(\w+|\{([^}]*)\})/g, (all, bare: string, braced?: string) => lookup(braced ?? bare) ?? all)
       .replace(/^~(?=$|[\\/])/, homedir())
-    const dir = homeKey(isAbsolute(expanded) ? expanded : join(own, expanded))
+    const dir = homeKey(isAbsolute(expanded) ? expanded : join(resolve(home), expanded))
     if (dir !== local && !out.includes(dir) && isDir(dir)) out.push(dir)
   }
   return out

@@ -4,13 +4,26 @@
  */
 import { readFileSync, statSync } from 'node:fs'
 import { readFileIfExists, refuseUnwritable, replaceFile } from '../files'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { errorMessage } from '@shared/contract/errors'
 
 const KEY_RE = /^[A-Za-z_][A-Za-z0-9_.]*$/
 
 export function envPath(home: string): string {
   return join(home, '.env')
+}
+
+/**
+ * A profile's variables as upstream reads them running that profile (`hermes -p NAME`, its service units): HERMES_HOME
+ * is the profile's own folder, whatever this process's says; then the profile's .env (`dotenv`, when already read)
+ * over the environment.
+ */
+export function profileEnv(
+  home: string,
+  dotenv: Record<string, string> = readEnvFile(envPath(home))
+): (name: string) => string | undefined {
+  const own = resolve(home)
+  return (name) => (name === 'HERMES_HOME' ? own : Object.hasOwn(dotenv, name) ? dotenv[name] : process.env[name])
 }
 
 /**

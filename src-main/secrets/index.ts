@@ -6,6 +6,6 @@
  * masks, for lines no host owns. Keys never leave the main process.
  */
 export { EnvFileVault, secretsFor, type SecretVault } from './vault'
-export { envPath, envFileProblem, readEnvFile, updateEnvFile } from './env-file'
+export { envPath, envFileProblem, profileEnv, readEnvFile, updateEnvFile } from './env-file'
 export { redact, redactValues, redactDeep, SecretMask } from './redact'
 export { redactForExport } from './export-redact'

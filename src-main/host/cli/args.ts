@@ -1,6 +1,6 @@
 import { pythonInt } from '@shared/contract/py-text'
 import { refuseForeignFlags } from './command-flags'
-import { PRUNE_FILTER_FLAGS, PRUNE_TIME_FLAGS } from './prune-flags'
+import { PRUNE_VALUE_FLAGS } from './prune-flags'
 
 /** Flags shared by `npm start`, Electron and `caduceus serve`. */
 export interface HostArgs {
@@ -70,7 +70,7 @@ export interface HostArgs {
 }
 
 /** Upstream's `hermes sessions prune` value flags (`--model` is shared with run: read as model-contains). */
-const PRUNE_VALUE_FLAGS = new Set([...PRUNE_TIME_FLAGS, ...PRUNE_FILTER_FLAGS].map((f) => `--${f}`))
+const PRUNE_VALUES = new Set(PRUNE_VALUE_FLAGS)
 
 /**
  * A whole number as argparse's `type=int` reads the text: Python's int() (shared pythonInt: space around, a sign, `_`
@@ -282,7 +282,7 @@ function readArgs(argv: string[], out: HostArgs, given: string[]): string | unde
       case '--accept-hooks':
         break
       default:
-        if (PRUNE_VALUE_FLAGS.has(flag)) {
+        if (PRUNE_VALUES.has(flag)) {
           out.prune = { ...out.prune, [flag.slice(2)]: value() }
           break
         }

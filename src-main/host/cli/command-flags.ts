@@ -4,13 +4,13 @@
  * be taken and ignored: nothing done differently and nothing said. Upstream's argparse refuses such a flag (exit 2,
  * scripts/golden/foreign_flags.py); here it is refused in one line naming the flag, the command and who takes it.
  */
-import { PRUNE_FILTER_FLAGS, PRUNE_TIME_FLAGS } from './prune-flags'
+import { PRUNE_VALUE_FLAGS } from './prune-flags'
 import { UsageError } from './run-args'
 
 /** Taken by every command. `--json` is judged per verb by main.ts (its own "has no --json output" line). */
 const GLOBAL = ['--home', '--profile', '--json']
 
-const FILTERS = ['--model', ...[...PRUNE_TIME_FLAGS, ...PRUNE_FILTER_FLAGS].map((f) => `--${f}`)]
+const FILTERS = ['--model', ...PRUNE_VALUE_FLAGS]
 const ARCHIVED = ['--archived', '--no-archived', '--include-archived']
 const CRON_JOB = ['--name', '--repeat', '--model', '--deliver']
 const CRON_RUNS = ['--skill', '--script', '--no-agent', '--workdir']
@@ -125,12 +125,12 @@ function takenBy(flag: string): string[] {
 export function refuseForeignFlags(positionals: readonly string[], given: readonly string[]): void {
   const [command, verb = ''] = positionals
   if (command === undefined) return refuseWithoutCommand(given)
-  const verbs = command === undefined ? undefined : TAKES[command]
+  const verbs = TAKES[command]
   if (!verbs) return
   // a command without verbs (serve, api) reads no verb: its words are its own to refuse
   const takes = Object.keys(verbs).length === 1 ? verbs[''] : verbs[verb]
   if (!takes) return
-  const name = Object.keys(verbs).length === 1 || verb === '' ? command! : `${command} ${verb}`
+  const name = Object.keys(verbs).length === 1 || verb === '' ? command : `${command} ${verb}`
   for (const typed of given) {
     const flag = CANONICAL[typed] ?? typed
     if (GLOBAL.includes(flag) || takes.includes(flag) || EXPLAINS[name]?.includes(flag)) continue

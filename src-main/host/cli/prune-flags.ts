@@ -114,6 +114,8 @@ export const PRUNE_FILTER_FLAGS = [
   'min-tool-calls',
   'max-tool-calls'
 ]
+/** Both, as typed on the command line: the value flags prune (and export, archive) read. */
+export const PRUNE_VALUE_FLAGS = [...PRUNE_TIME_FLAGS, ...PRUNE_FILTER_FLAGS].map((f) => `--${f}`)
 
 export function pruneFilter(
   flags: Record<string, string | true>,
