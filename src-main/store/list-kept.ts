@@ -24,7 +24,7 @@
 import type Database from 'better-sqlite3'
 import type { SessionSummary } from '@shared/contract'
 import type { WalMark } from './wal-pages'
-import { stmt } from './stmt-cache'
+import { hasTable, stmt } from './stmt-cache'
 import { activityEpoch, activityMark } from './activity-index'
 import { PREVIEWS_BY_ID, ROUTES_BY_ID } from './read-summary'
 
@@ -125,7 +125,6 @@ export function releaseListRows(db: Database.Database): void {
   kept.delete(db)
 }
 
-const HAS_USAGE = `SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'session_model_usage'`
 const USAGE_BY_ROWID = `SELECT DISTINCT session_id FROM main.session_model_usage
   WHERE rowid IN (SELECT value FROM json_each(?))`
 const PARENTS = `SELECT id, parent_session_id FROM main.sessions WHERE id IN (SELECT value FROM json_each(?))`
@@ -185,9 +184,13 @@ function applyCommits(db: Database.Database, k: Kept, rowids: readonly number[],
         if (previews.get(m) === sid && k.rows.get(sid)?.preview === text) unchanged.add(m)
       for (const [m, sid] of previews) if (!unchanged.has(m)) touched.add(sid)
     }
-    // Usage routes on a page written: their sessions' sums read again, compared
-    if (stmt(db, HAS_USAGE).get()) {
-      const sids = stmt<string>(db, USAGE_BY_ROWID).pluck().all(json).map(String)
+    // Usage routes on a page written: their kept sessions' sums read again, compared (no kept row reads another's)
+    if (hasTable(db, 'session_model_usage')) {
+      const sids = stmt<string>(db, USAGE_BY_ROWID)
+        .pluck()
+        .all(json)
+        .map(String)
+        .filter((id) => k.rows.has(id))
       if (sids.length)
         for (const [id, routes] of stmt<[string, string | null]>(db, ROUTES_BY_ID).raw().all(JSON.stringify(sids)))
           if (k.rows.get(id)?.routes !== routes) touched.add(id)

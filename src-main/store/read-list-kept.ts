@@ -105,7 +105,7 @@ export function readAheadKept(db: Database.Database): void {
   const k = keptFor(db)
   if (!k?.plan || !k.tag) return
   try {
-    const walk = firstWalk(db, k, k.plan.activity, k.plan.limit + 1 + WALK_EXTRA, true)
+    const walk = firstWalk(db, k, k.plan.activity, k.plan.limit + 1 + WALK_EXTRA)
     if (worthReading(k, walk)) countKept(k, 0, readMissing(db, k.plan, k.rows, walk))
     trimKept(k.rows, new Set(walk.map((w) => w[0]))) // commits no page follows (a gateway's overnight) add rows too
     if (k.walk) k.walk.version = activityMark(db) ?? k.walk.version // its own index writes (previews found) are in it
@@ -116,10 +116,10 @@ export function readAheadKept(db: Database.Database): void {
 }
 
 /** The walk's first `n` rows, as kept for the index's mark now, else read (and kept). */
-function firstWalk(db: Database.Database, k: Kept, activity: string, n: number, fresh = false): Walked[] {
+function firstWalk(db: Database.Database, k: Kept, activity: string, n: number): Walked[] {
   const version = activityMark(db)
   const w = k.walk
-  if (!fresh && w && version && w.size === n && sameIndexMark(w.version, version)) return w.rows
+  if (w && version && w.size === n && sameIndexMark(w.version, version)) return w.rows
   const rows = walkFrom(db, activity, null, n)
   k.walk = version ? { version, size: n, rows } : null
   return rows
