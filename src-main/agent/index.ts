@@ -15,4 +15,3 @@ export function createAgent(opts: AgentOptions): Agent {
 export { loadPricer } from './pricing'
 export { ToolRegistry, type ToolDefinition, type ToolContext } from './tools/registry'
 export { startDemoProvider } from './scripted'
-export { resolveCompression } from './compression'

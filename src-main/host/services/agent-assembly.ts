@@ -6,7 +6,7 @@
  * child or a cron run gets no provider at all (no memory tools, no recall, no sync), so neither a child's
  * transcript nor a cron prompt ever lands in the user's memory; `on_delegation` reaches the parent's.
  */
-import { createAgent, resolveCompression, ToolRegistry, type Agent, type ToolDefinition } from '../../agent'
+import { createAgent, ToolRegistry, type Agent, type ToolDefinition } from '../../agent'
 import { agentSettings, loadConfig, type RawConfig, type ResolvedRuntime } from '../../config'
 import { providerLimitSettings, providerReadTimeout } from './provider-limits'
 import { createDelegateTool, LEAF_DENIED_TOOLS, type DelegateDeps } from '../../delegation'
@@ -176,8 +176,9 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
           ? 'cron'
           : 'on'
         : 'off',
-    // config.yaml's compression as upstream applies it to this window (config/compression.ts; the Settings page shows it)
-    compression: resolveCompression(input.runtime.compression),
+    // config.yaml's compression as upstream applies it to this window (config/compression.ts; the Settings page shows
+    // it), which the Agent resolves once (agent/compression.ts resolveCompression)
+    compression: input.runtime.compression,
     log: deps.log
   })
   agent.startupNotices.push(...timeout.warnings)
