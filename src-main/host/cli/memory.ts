@@ -170,7 +170,9 @@ async function pending(args: HostArgs, verb: string, id: string | undefined): Pr
   const { profile } = profileHome(args)
   const host = await createHost({ home: args.home, demo: false, headless: true, live: false })
   try {
-    const { items } = await call(host, 'memory.pending', { profile })
+    // the list itself only where it is shown or every write is decided
+    const { items } =
+      verb === 'pending' || id === 'all' ? await call(host, 'memory.pending', { profile }) : { items: [] }
     if (verb === 'pending') {
       if (!items.length) console.log('No memory writes wait for approval.')
       else {
